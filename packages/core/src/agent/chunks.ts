@@ -1,0 +1,98 @@
+import type { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { Item, ToolOutput, Usage } from '../items.ts';
+
+/** Fields every chunk carries. */
+export interface ChunkBase {
+  runId: string;
+  /** 0-based, increases by one per chunk within a run. */
+  sequence: number;
+}
+
+/** The run began; `threadId` is the thread it appends to. */
+export interface RunStartedChunk extends ChunkBase {
+  type: 'run.started';
+  threadId: string;
+}
+
+/** A piece of assistant text. */
+export interface TextDeltaChunk extends ChunkBase {
+  type: 'text.delta';
+  delta: string;
+}
+
+/** The assistant finished a text message in this turn. */
+export interface TextDoneChunk extends ChunkBase {
+  type: 'text.done';
+  text: string;
+}
+
+/** A piece of provider reasoning text. */
+export interface ReasoningDeltaChunk extends ChunkBase {
+  type: 'reasoning.delta';
+  delta: string;
+}
+
+/** The model called a tool; `arguments` is the parsed JSON (or the raw string if unparsable). */
+export interface ToolCallChunk extends ChunkBase {
+  type: 'tool.call';
+  callId: string;
+  toolName: string;
+  server?: string;
+  arguments: unknown;
+}
+
+/** Progress from a running tool. Never stored in history. */
+export interface ToolProgressChunk extends ChunkBase {
+  type: 'tool.progress';
+  callId: string;
+  toolName: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** A tool call settled (success or error output). */
+export interface ToolResultChunk extends ChunkBase {
+  type: 'tool.result';
+  callId: string;
+  toolName: string;
+  output: ToolOutput;
+}
+
+/** The run ended normally. */
+export interface RunCompletedChunk extends ChunkBase {
+  type: 'run.completed';
+  usage: Usage;
+  output: Item[];
+}
+
+/** The run ended with an error; history was left consistent. */
+export interface RunFailedChunk extends ChunkBase {
+  type: 'run.failed';
+  error: SwitchboardError;
+}
+
+/** The run was stopped; every pending call got a synthetic output. */
+export interface RunCancelledChunk extends ChunkBase {
+  type: 'run.cancelled';
+}
+
+/** Everything a run streams, discriminated on `type`. */
+export type Chunk =
+  | RunStartedChunk
+  | TextDeltaChunk
+  | TextDoneChunk
+  | ReasoningDeltaChunk
+  | ToolCallChunk
+  | ToolProgressChunk
+  | ToolResultChunk
+  | RunCompletedChunk
+  | RunFailedChunk
+  | RunCancelledChunk;
+
+/** A chunk as produced by the loop, before the run handle stamps `runId` and `sequence`. */
+export type ChunkPayload = Chunk extends infer C
+  ? C extends Chunk
+    ? Omit<C, 'runId' | 'sequence'>
+    : never
+  : never;

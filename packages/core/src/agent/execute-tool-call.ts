@@ -1,0 +1,64 @@
+import { isSwitchboardError } from '../errors/switchboard-error.ts';
+import type { FunctionCallItem, ToolOutput } from '../items.ts';
+import { toToolOutput, type Tool, type ToolProgress } from '../tools/tool-types.ts';
+
+/** What {@link executeToolCall} needs from the run. */
+export interface ToolCallScope {
+  signal: AbortSignal;
+  threadId: string;
+  runId: string;
+  runContext: unknown;
+  onProgress(call: FunctionCallItem, progress: ToolProgress): void;
+}
+
+/**
+ * Runs one model tool call and always returns an output: unknown tools, unparsable arguments,
+ * thrown errors and invalid arguments become error outputs the model can read and correct,
+ * never exceptions (DESIGN.md §6). Progress is forwarded only while the call is running and
+ * only when it increases.
+ */
+export async function executeToolCall(
+  call: FunctionCallItem,
+  tool: Tool | undefined,
+  scope: ToolCallScope,
+): Promise<ToolOutput> {
+  if (tool === undefined) {
+    return errorOutput('tool_not_found', `Unknown tool "${call.name}".`);
+  }
+  let args: unknown;
+  try {
+    args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+  } catch {
+    return errorOutput(
+      'invalid_tool_arguments',
+      `The arguments for ${call.name} are not valid JSON: ${call.arguments.slice(0, 200)}`,
+    );
+  }
+  let settled = false;
+  let lastProgress = -Infinity;
+  try {
+    const value = await tool.execute(args, {
+      signal: scope.signal,
+      callId: call.callId,
+      threadId: scope.threadId,
+      runId: scope.runId,
+      runContext: scope.runContext,
+      reportProgress(progress) {
+        if (settled || !(progress.progress > lastProgress)) return;
+        lastProgress = progress.progress;
+        scope.onProgress(call, progress);
+      },
+    });
+    return toToolOutput(value);
+  } catch (error) {
+    if (isSwitchboardError(error)) return errorOutput(error.code, error.message);
+    const message = error instanceof Error ? error.message : String(error);
+    return errorOutput('tool_execution_failed', `${call.name} failed: ${message}`);
+  } finally {
+    settled = true;
+  }
+}
+
+function errorOutput(code: string | number, message: string): ToolOutput {
+  return { text: message, isError: true, error: { code, message } };
+}

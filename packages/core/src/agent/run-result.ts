@@ -1,0 +1,33 @@
+import type { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { Item, Usage } from '../items.ts';
+import type { Chunk } from './chunks.ts';
+
+/** How a run ended (DESIGN.md §3). `paused` arrives with human-in-the-loop interrupts. */
+export type RunOutcome = 'completed' | 'paused' | 'failed' | 'cancelled';
+
+/** The settled result of a run. */
+export interface RunResult {
+  runId: string;
+  threadId: string;
+  status: RunOutcome;
+  /** Items the run added to the thread, in order. */
+  output: Item[];
+  /** Token usage summed over every model call of the run. */
+  usage: Usage;
+  /** Set when `status` is `failed`. */
+  error?: SwitchboardError;
+}
+
+/**
+ * The handle `agent.execute()` returns at once, before the run has started streaming.
+ * `chunks` can be iterated by several consumers; each sees every chunk from the first.
+ */
+export interface RunHandle {
+  readonly runId: string;
+  readonly threadId: string;
+  readonly chunks: AsyncIterable<Chunk>;
+  /** Resolves when the run ends, whatever the outcome; never rejects. */
+  result(): Promise<RunResult>;
+  /** Aborts the model stream and every tool in flight; the run ends `cancelled`. Idempotent. */
+  stop(): void;
+}

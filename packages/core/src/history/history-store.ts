@@ -1,0 +1,59 @@
+import type { Item, Usage } from '../items.ts';
+
+/** Where a run stands. */
+export type RunStatus = 'running' | 'completed' | 'paused' | 'failed' | 'cancelled';
+
+/**
+ * One run's row: the items that run added to its thread, and its status. A thread's history is
+ * its runs' items in `createdAt` order, so appending a run writes only that run's items.
+ */
+export interface RunRecord {
+  runId: string;
+  threadId: string;
+  status: RunStatus;
+  /** Items this run added, in order. */
+  items: Item[];
+  usage?: Usage;
+  /** Error message of a failed run. */
+  error?: { code: string; message: string };
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A thread as listed in a thread picker. */
+export interface ThreadSummary {
+  threadId: string;
+  /** The first user message, cut to 80 characters, unless renamed. */
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * Persistence for threads of runs (DESIGN.md §3). Implementations: {@link MemoryHistoryStore};
+ * IndexedDB and JSONL files to come. Every method takes an optional `signal`.
+ */
+export interface HistoryStore {
+  /** The thread's items, oldest first; `[]` for an unknown thread. */
+  loadItems(threadId: string, options?: { signal?: AbortSignal }): Promise<Item[]>;
+  /** The thread's run rows, oldest first; `[]` for an unknown thread. */
+  loadRuns(threadId: string, options?: { signal?: AbortSignal }): Promise<RunRecord[]>;
+  /** Inserts or replaces the row of `run.runId`, creating its thread when new. */
+  saveRun(run: RunRecord, options?: { signal?: AbortSignal }): Promise<void>;
+  /** Threads, most recently updated first. */
+  listThreads(options?: { signal?: AbortSignal }): Promise<ThreadSummary[]>;
+  /** Removes a thread and its runs; unknown ids are ignored. */
+  deleteThread(threadId: string, options?: { signal?: AbortSignal }): Promise<void>;
+}
+
+/** The title a thread gets from its first user message. */
+export function titleFromItems(items: readonly Item[]): string | undefined {
+  for (const item of items) {
+    if (item.type === 'message' && item.role === 'user') {
+      const text = item.content.replace(/\s+/g, ' ').trim();
+      return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+    }
+  }
+  return undefined;
+}

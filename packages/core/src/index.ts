@@ -1,0 +1,63 @@
+export { Agent, type AgentOptions, type ExecuteInput, type MessageInput } from './agent/agent.ts';
+export type {
+  Chunk,
+  ChunkBase,
+  ReasoningDeltaChunk,
+  RunCancelledChunk,
+  RunCompletedChunk,
+  RunFailedChunk,
+  RunStartedChunk,
+  TextDeltaChunk,
+  TextDoneChunk,
+  ToolCallChunk,
+  ToolProgressChunk,
+  ToolResultChunk,
+} from './agent/chunks.ts';
+export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
+export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat.ts';
+export {
+  chatMessagesFromItems,
+  type ChatMessage,
+  type ChatPart,
+  type ChatToolCallPart,
+  type ChatToolProgress,
+} from './chat/chat-message.ts';
+export {
+  SwitchboardError,
+  isSwitchboardError,
+  type SwitchboardErrorCode,
+} from './errors/switchboard-error.ts';
+export type { HistoryStore, RunRecord, RunStatus, ThreadSummary } from './history/history-store.ts';
+export { MemoryHistoryStore } from './history/memory-history-store.ts';
+export type {
+  FunctionCallItem,
+  FunctionCallOutputItem,
+  Item,
+  MessageItem,
+  ReasoningItem,
+  ToolOutput,
+  ToolResultPart,
+  Usage,
+} from './items.ts';
+export {
+  McpServer,
+  mcpServer,
+  type McpHeaders,
+  type McpServerOptions,
+  type McpServerSnapshot,
+  type McpServerStatus,
+  type McpToolDescriptor,
+} from './mcp/mcp-server.ts';
+export { mapCallToolResult } from './mcp/map-call-tool-result.ts';
+export { isProviderSafeToolName, mapProviderToolNames } from './mcp/provider-tool-names.ts';
+export type { Model, ModelEvent, ModelRequest, ModelToolDefinition } from './model/model.ts';
+export { tool, type ToolOptions } from './tools/tool.ts';
+export {
+  isDeclaredDestructive,
+  isDestructive,
+  isIdempotent,
+  isOpenWorld,
+  isReadOnly,
+  type ToolAnnotations,
+} from './tools/tool-annotations.ts';
+export type { JsonSchema, Tool, ToolContext, ToolProgress } from './tools/tool-types.ts';

@@ -1,0 +1,83 @@
+/**
+ * History items: the conversation as the model sees it, in the Responses-API shape that every
+ * provider adapter converts from. A thread's history is the concatenation of its runs' items.
+ */
+
+/** A text message from the user, the assistant or the system. */
+export interface MessageItem {
+  type: 'message';
+  role: 'user' | 'assistant' | 'system';
+  /** Plain text; rendered as text, never as HTML. */
+  content: string;
+}
+
+/** The model asked for a tool call. `arguments` is the raw JSON string the model produced. */
+export interface FunctionCallItem {
+  type: 'function_call';
+  /** Provider call id; unique within a thread. */
+  callId: string;
+  /** The provider-facing tool name (DESIGN.md §5). */
+  name: string;
+  arguments: string;
+}
+
+/** A content part of a tool result that is not plain text (MCP content blocks, DESIGN.md §6). */
+export type ToolResultPart =
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: Record<string, unknown> }
+  | { type: 'resource_link'; uri: string; name?: string; mimeType?: string; description?: string };
+
+/** What a tool produced, as stored in history and shown to the model. */
+export interface ToolOutput {
+  /** All text blocks joined with a newline; what the model reads. */
+  text: string;
+  /** True when the tool reported an error (MCP `isError`) or threw. The model sees an error. */
+  isError?: boolean;
+  /** Non-text content blocks, kept as they are. */
+  parts?: ToolResultPart[];
+  /** MCP `structuredContent`, kept as sent. */
+  structuredContent?: Record<string, unknown>;
+  /** Machine-readable error facts (e.g. JSON-RPC `code`), when `isError`. */
+  error?: { code: string | number; message: string };
+}
+
+/** The output for one {@link FunctionCallItem}; exactly one per call (DESIGN.md §3 invariant). */
+export interface FunctionCallOutputItem {
+  type: 'function_call_output';
+  callId: string;
+  output: ToolOutput;
+}
+
+/** Reasoning text a provider streamed, kept for display. */
+export interface ReasoningItem {
+  type: 'reasoning';
+  text: string;
+}
+
+/** One entry of a thread's history. */
+export type Item = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem;
+
+/** Token usage of a run or a model call, normalised across providers. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
+  reasoningTokens?: number;
+}
+
+/** Adds `b` to `a` (optional counters stay absent unless either side has them). */
+export function addUsage(a: Usage, b: Usage | undefined): Usage {
+  if (b === undefined) return a;
+  const sum: Usage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
+  if (a.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined) {
+    sum.cachedInputTokens = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
+  }
+  if (a.reasoningTokens !== undefined || b.reasoningTokens !== undefined) {
+    sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
+  }
+  return sum;
+}

@@ -1,0 +1,37 @@
+import type { Item, Usage } from '../items.ts';
+import type { JsonSchema } from '../tools/tool-types.ts';
+
+/** A tool as offered to the model: name, description and JSON Schema of its arguments. */
+export interface ModelToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
+
+/** One model call: the instructions, the whole history so far and the tools on offer. */
+export interface ModelRequest {
+  instructions?: string;
+  items: readonly Item[];
+  tools: readonly ModelToolDefinition[];
+}
+
+/** What a model stream yields. Provider adapters translate their wire events to these. */
+export type ModelEvent =
+  | { type: 'text.delta'; delta: string }
+  | { type: 'reasoning.delta'; delta: string }
+  /** A complete tool call; `arguments` is the raw JSON string the model produced. */
+  | { type: 'tool.call'; callId: string; name: string; arguments: string }
+  /** The stream ended normally. */
+  | { type: 'done'; usage?: Usage };
+
+/**
+ * A language model behind a provider API. `stream` must honour `signal` (abort the HTTP request)
+ * and throw a `SwitchboardError` with code `model_error` (or `aborted`) on failure.
+ */
+export interface Model {
+  /** Provider id, e.g. `openai-chat`. */
+  readonly provider: string;
+  /** The provider's model name. */
+  readonly modelId: string;
+  stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncIterable<ModelEvent>;
+}

@@ -1,0 +1,55 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { Item } from '../items.ts';
+
+/**
+ * Converts history items to Chat Completions messages: consecutive `function_call` items join the
+ * preceding assistant message as `tool_calls`; each `function_call_output` becomes a `tool`
+ * message (error outputs are prefixed so the model can tell). Reasoning items are not sent back.
+ */
+export function toChatMessages(
+  instructions: string | undefined,
+  items: readonly Item[],
+): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [];
+  if (instructions !== undefined && instructions !== '') {
+    messages.push({ role: 'system', content: instructions });
+  }
+  for (const item of items) {
+    switch (item.type) {
+      case 'message':
+        messages.push(
+          item.role === 'assistant'
+            ? { role: 'assistant', content: item.content }
+            : { role: item.role, content: item.content },
+        );
+        break;
+      case 'function_call': {
+        const call = {
+          id: item.callId,
+          type: 'function' as const,
+          function: { name: item.name, arguments: item.arguments || '{}' },
+        };
+        const last = messages.at(-1);
+        if (
+          last?.role === 'assistant' &&
+          (last.tool_calls !== undefined || typeof last.content === 'string')
+        ) {
+          last.tool_calls = [...(last.tool_calls ?? []), call];
+        } else {
+          messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+        }
+        break;
+      }
+      case 'function_call_output':
+        messages.push({
+          role: 'tool',
+          tool_call_id: item.callId,
+          content: item.output.isError === true ? `Error: ${item.output.text}` : item.output.text,
+        });
+        break;
+      case 'reasoning':
+        break;
+    }
+  }
+  return messages;
+}

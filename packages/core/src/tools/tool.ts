@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { ToolAnnotations } from './tool-annotations.ts';
+import type { Tool, ToolContext } from './tool-types.ts';
+
+/** Options of {@link tool}. */
+export interface ToolOptions<Input extends z.ZodType> {
+  /** Provider-facing name, `^[a-zA-Z0-9_-]{1,64}$`. */
+  name: string;
+  description: string;
+  /** Zod schema of the arguments; its JSON Schema goes to the model. */
+  input: Input;
+  annotations?: ToolAnnotations;
+  /** Runs with arguments already validated against `input`. */
+  execute(args: z.output<Input>, context: ToolContext): unknown;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Defines a local tool from a zod schema. The JSON Schema sent to the model is derived with
+ * `z.toJSONSchema`; the model's arguments are validated before `execute` runs, and invalid
+ * arguments throw a {@link SwitchboardError} `invalid_tool_arguments` whose message lists the
+ * problems, which the agent hands to the model as an error output so it can correct itself.
+ *
+ * @throws SwitchboardError `invalid_input` when `name` is not provider-safe.
+ */
+export function tool<Input extends z.ZodType>(options: ToolOptions<Input>): Tool {
+  if (!TOOL_NAME.test(options.name)) {
+    throw new SwitchboardError(
+      'invalid_input',
+      `Tool name "${options.name}" must match ${TOOL_NAME.source} (provider tool-name rule).`,
+    );
+  }
+  const inputSchema = z.toJSONSchema(options.input, { io: 'input' }) as Record<string, unknown>;
+  delete inputSchema.$schema;
+  const definition: Tool = {
+    name: options.name,
+    description: options.description,
+    inputSchema,
+    async execute(args, context) {
+      const parsed = options.input.safeParse(args);
+      if (!parsed.success) {
+        throw new SwitchboardError(
+          'invalid_tool_arguments',
+          `Invalid arguments for ${options.name}: ${z.prettifyError(parsed.error)}`,
+          { cause: parsed.error },
+        );
+      }
+      return await options.execute(parsed.data, context);
+    },
+  };
+  if (options.annotations !== undefined) definition.annotations = options.annotations;
+  return definition;
+}

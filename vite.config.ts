@@ -1,0 +1,40 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Root Vitest config. Three projects (DESIGN.md §1):
+ * - core-node: the core package under Node, including integration tests against real servers.
+ * - core-browser-like: core tests that need browser globals (DOM, IndexedDB via fake-indexeddb).
+ * - react: hooks and components under jsdom.
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'core-node',
+          environment: 'node',
+          include: ['packages/core/src/**/*.test.ts', 'apps/playground/servers/**/*.test.ts'],
+          exclude: ['**/*.browser.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'core-browser-like',
+          environment: 'jsdom',
+          include: ['packages/core/src/**/*.browser.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'react',
+          environment: 'jsdom',
+          include: ['packages/react/src/**/*.test.{ts,tsx}'],
+          testTimeout: 30_000,
+        },
+      },
+    ],
+  },
+});
