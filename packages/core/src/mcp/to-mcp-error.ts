@@ -21,6 +21,14 @@ export function toMcpError(error: unknown, where: string, signal?: AbortSignal):
       { cause: error, details: { status } },
     );
   }
+  // A failed probe wraps the network error: look through causes before the SDK's own codes.
+  if (isConnectionFailure(error)) {
+    return new SwitchboardError(
+      'connection_refused',
+      `Could not reach ${where}: the connection was refused or blocked. Is the server running, and does it allow this origin (CORS)?`,
+      { cause: error },
+    );
+  }
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) {
       return new SwitchboardError('timeout', `${where} did not answer in time.`, { cause: error });
@@ -50,13 +58,6 @@ export function toMcpError(error: unknown, where: string, signal?: AbortSignal):
         cause: error,
         details: { code: error.code },
       },
-    );
-  }
-  if (isConnectionFailure(error)) {
-    return new SwitchboardError(
-      'connection_refused',
-      `Could not reach ${where}: the connection was refused or blocked. Is the server running, and does it allow this origin (CORS)?`,
-      { cause: error },
     );
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -19,3 +19,6 @@ export type {
   ScriptedToolCall,
   ScriptedUsage,
 } from './model-script.ts';
+export { startEverythingServer, stopProcess } from './everything-server.ts';
+export type { EverythingServer, EverythingServerOptions } from './everything-server.ts';
+export { findFreePort } from './free-port.ts';

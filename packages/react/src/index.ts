@@ -1,0 +1,1 @@
+export { useAgent, type UseAgentOptions, type UseAgentResult } from './use-agent.ts';
