@@ -31,6 +31,9 @@ export interface UseAgentResult {
 /**
  * Binds a thread of `agent` to a component: loads its history on mount, streams answers into
  * `messages`. Thin `useSyncExternalStore` glue over the core {@link AgentChat} store.
+ *
+ * Pass a stable `agent` (created once, outside render or in `useMemo`): a new agent instance
+ * starts a new chat store.
  */
 export function useAgent(agent: Agent, options: UseAgentOptions = {}): UseAgentResult {
   const { threadId } = options;

@@ -58,7 +58,9 @@ export async function startEverythingServer(
     await waitForPort(port, child, options.startTimeoutMs ?? 20_000);
   } catch (error) {
     await close();
-    throw new Error(`server-everything did not start: ${(error as Error).message}\n${output}`);
+    throw new Error(`server-everything did not start: ${(error as Error).message}\n${output}`, {
+      cause: error,
+    });
   }
   return {
     url: `http://127.0.0.1:${port}/${transport === 'sse' ? 'sse' : 'mcp'}`,
