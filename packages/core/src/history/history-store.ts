@@ -1,4 +1,5 @@
-import type { Item, Usage } from '../items.ts';
+import type { Interrupt } from '../agent/interrupt.ts';
+import type { FunctionCallItem, Item, Usage } from '../items.ts';
 
 /** Where a run stands. */
 export type RunStatus = 'running' | 'completed' | 'paused' | 'failed' | 'cancelled';
@@ -16,9 +17,36 @@ export interface RunRecord {
   usage?: Usage;
   /** Error message of a failed run. */
   error?: { code: string; message: string };
+  /** What a paused run needs to resume; absent once the run has ended. */
+  state?: RunState;
+  /** The `sequence` of the last chunk the run emitted, so a resumed run continues numbering. */
+  lastSequence?: number;
   /** Milliseconds since the epoch. */
   createdAt: number;
   updatedAt: number;
+}
+
+/** A tool call of a paused run that waits for a human, with what resuming it needs. */
+export interface PendingCall {
+  call: FunctionCallItem;
+  interrupt: Interrupt;
+  /**
+   * Plain JSON the tool needs to resume without the original client: for MRTR the
+   * `requestState` and `inputRequests`; absent for approvals.
+   */
+  resumeState?: unknown;
+}
+
+/**
+ * The versioned state of a paused run (DESIGN.md §3): pending interrupts and the thread state.
+ * Plain data: it is stored as it is (IndexedDB, JSONL) and read back by a new `Agent`.
+ */
+export interface RunState {
+  version: 1;
+  /** Calls held for a human, in call order. */
+  pending: PendingCall[];
+  /** Names of deferred tools activated by `tool_search` in this thread (union of all searches). */
+  activatedTools?: string[];
 }
 
 /** A thread as listed in a thread picker. */
@@ -43,6 +71,8 @@ export interface HistoryStore {
   saveRun(run: RunRecord, options?: { signal?: AbortSignal }): Promise<void>;
   /** Threads, most recently updated first. */
   listThreads(options?: { signal?: AbortSignal }): Promise<ThreadSummary[]>;
+  /** Sets a thread's title; unknown ids are ignored. */
+  renameThread(threadId: string, title: string, options?: { signal?: AbortSignal }): Promise<void>;
   /** Removes a thread and its runs; unknown ids are ignored. */
   deleteThread(threadId: string, options?: { signal?: AbortSignal }): Promise<void>;
 }

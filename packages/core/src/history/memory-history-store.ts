@@ -52,6 +52,11 @@ export class MemoryHistoryStore implements HistoryStore {
       .sort((a, b) => b.updatedAt - a.updatedAt);
   }
 
+  async renameThread(threadId: string, title: string): Promise<void> {
+    const thread = this.#threads.get(threadId);
+    if (thread !== undefined) thread.summary.title = title;
+  }
+
   async deleteThread(threadId: string): Promise<void> {
     this.#threads.delete(threadId);
   }
