@@ -29,6 +29,10 @@ export {
 } from './errors/switchboard-error.ts';
 export type { HistoryStore, RunRecord, RunStatus, ThreadSummary } from './history/history-store.ts';
 export { MemoryHistoryStore } from './history/memory-history-store.ts';
+export {
+  IndexedDbHistoryStore,
+  type IndexedDbHistoryStoreOptions,
+} from './history/indexeddb-history-store.ts';
 export type {
   FunctionCallItem,
   FunctionCallOutputItem,
@@ -50,6 +54,13 @@ export {
 } from './mcp/mcp-server.ts';
 export { mapCallToolResult } from './mcp/map-call-tool-result.ts';
 export { isProviderSafeToolName, mapProviderToolNames } from './mcp/provider-tool-names.ts';
+export type { SchemaCache, SchemaCacheCallOptions, SchemaCacheEntry } from './mcp/schema-cache.ts';
+export { MemorySchemaCache, type MemorySchemaCacheOptions } from './mcp/memory-schema-cache.ts';
+export {
+  IndexedDbSchemaCache,
+  type IndexedDbSchemaCacheOptions,
+} from './mcp/indexeddb-schema-cache.ts';
+export { schemaCacheKey, type SchemaCacheKeyInput } from './mcp/schema-cache-key.ts';
 export type { Model, ModelEvent, ModelRequest, ModelToolDefinition } from './model/model.ts';
 export { tool, type ToolOptions } from './tools/tool.ts';
 export {

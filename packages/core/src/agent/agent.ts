@@ -4,9 +4,24 @@ import type { HistoryStore } from '../history/history-store.ts';
 import type { MessageItem } from '../items.ts';
 import type { McpServer } from '../mcp/mcp-server.ts';
 import type { Model } from '../model/model.ts';
+import type { ToolAnnotations } from '../tools/tool-annotations.ts';
 import type { Tool } from '../tools/tool-types.ts';
+import type { CallTask } from './call-task.ts';
+import type { AgentHooks } from './hooks.ts';
+import type { Resolution } from './interrupt.ts';
 import type { RunHandle } from './run-result.ts';
 import { startRun } from './run.ts';
+
+/**
+ * Decides for every tool call whether a human must approve it, on top of each tool's own
+ * `needsApproval`. See `destructiveToolsNeedApproval`.
+ */
+export type ApprovalPolicy = (
+  args: unknown,
+  annotations: ToolAnnotations | undefined,
+  runContext: unknown,
+  tool: Tool,
+) => boolean | Promise<boolean>;
 
 /** Options of {@link Agent}. */
 export interface AgentOptions {
@@ -23,22 +38,37 @@ export interface AgentOptions {
   history?: HistoryStore;
   /** Model calls per run before it fails with `max_turns_exceeded`. Default 50. */
   maxTurns?: number;
+  /** Asks for approval of calls this policy selects (in addition to `tool.needsApproval`). */
+  approvalPolicy?: ApprovalPolicy;
+  /** Lifecycle hooks around model and tool calls. */
+  hooks?: AgentHooks;
+  /**
+   * Append a short section listing deferred tools (name and first description line) to the
+   * instructions. Default true.
+   */
+  deferredToolsInstructions?: boolean;
 }
 
 /** A user message: plain text, or a message item. */
 export type MessageInput = string | MessageItem;
 
-/** Input of {@link Agent.execute}. */
-export interface ExecuteInput {
-  /** The thread to continue; a new thread (random id) when absent. */
+/** Fields every {@link ExecuteInput} may carry. */
+interface ExecuteInputBase {
+  /** The thread to continue; a new thread (random id) when absent. Required to resume. */
   threadId?: string;
-  /** New messages for the model; at least one. */
-  messages: MessageInput | MessageInput[];
   /** Caller data passed to every tool as `context.runContext` (e.g. the signed-in user). */
   runContext?: unknown;
   /** Aborting it stops the run like `handle.stop()`. */
   signal?: AbortSignal;
 }
+
+/**
+ * Input of {@link Agent.execute}: new `messages` start a run; `resolutions` answer the
+ * interrupts of the thread's paused run and continue it under the same run id.
+ */
+export type ExecuteInput =
+  | (ExecuteInputBase & { messages: MessageInput | MessageInput[]; resolutions?: never })
+  | (ExecuteInputBase & { threadId: string; resolutions: Resolution[]; messages?: never });
 
 /**
  * An agent: a model, instructions and tools, run in a loop (DESIGN.md §3).
@@ -54,6 +84,8 @@ export class Agent {
   readonly options: Readonly<AgentOptions>;
   readonly history: HistoryStore;
   readonly #activeThreads = new Set<string>();
+  /** Per thread: calls held open in memory while their run is paused (pushed elicitations). */
+  readonly #liveCalls = new Map<string, Map<string, CallTask>>();
 
   constructor(options: AgentOptions) {
     this.name = options.name;
@@ -65,22 +97,31 @@ export class Agent {
   }
 
   /**
-   * Starts a run and returns its handle at once. Model → tool calls (run in parallel, outputs
-   * kept in call order) → model … until the model answers without tool calls or `maxTurns`
-   * model calls were made. Failures never throw here: they end the run with `run.failed`.
+   * Starts a run, or resumes the thread's paused run, and returns its handle at once. Model →
+   * tool calls (run in parallel, outputs kept in call order) → model … until the model answers
+   * without tool calls, `maxTurns` model calls were made, or a call needs a human (the run
+   * pauses: `run.paused`, status `paused`). Failures never throw here: they end the run with
+   * `run.failed` (an unknown call id in `resolutions` too, code `unknown_call_id`).
    *
-   * @throws SwitchboardError `invalid_input` when there are no messages;
+   * @throws SwitchboardError `invalid_input` when there are neither messages nor resolutions;
    *   `run_in_progress` when this agent is already running the same thread.
    */
   execute(input: ExecuteInput): RunHandle {
-    const messages = (Array.isArray(input.messages) ? input.messages : [input.messages]).map(
-      (message): MessageItem =>
-        typeof message === 'string' ? { type: 'message', role: 'user', content: message } : message,
-    );
-    if (messages.length === 0) {
-      throw new SwitchboardError('invalid_input', 'execute() needs at least one message.');
-    }
     const threadId = input.threadId ?? crypto.randomUUID();
+    let messages: MessageItem[] | undefined;
+    if (input.resolutions === undefined) {
+      messages = (Array.isArray(input.messages) ? input.messages : [input.messages]).map(
+        (message): MessageItem =>
+          typeof message === 'string'
+            ? { type: 'message', role: 'user', content: message }
+            : message,
+      );
+      if (messages.length === 0) {
+        throw new SwitchboardError('invalid_input', 'execute() needs at least one message.');
+      }
+    } else if (input.resolutions.length === 0) {
+      throw new SwitchboardError('invalid_input', 'execute() needs at least one resolution.');
+    }
     if (this.#activeThreads.has(threadId)) {
       throw new SwitchboardError(
         'run_in_progress',
@@ -88,15 +129,25 @@ export class Agent {
       );
     }
     this.#activeThreads.add(threadId);
+    let liveCalls = this.#liveCalls.get(threadId);
+    if (liveCalls === undefined) {
+      liveCalls = new Map();
+      this.#liveCalls.set(threadId, liveCalls);
+    }
     const handle = startRun({
       agent: this.options,
       history: this.history,
       threadId,
-      messages,
+      ...(messages === undefined ? {} : { messages }),
+      ...(input.resolutions === undefined ? {} : { resolutions: input.resolutions }),
       runContext: input.runContext,
       signal: input.signal,
+      liveCalls,
     });
-    void handle.result().finally(() => this.#activeThreads.delete(threadId));
+    void handle.result().finally(() => {
+      this.#activeThreads.delete(threadId);
+      if (liveCalls.size === 0) this.#liveCalls.delete(threadId);
+    });
     return handle;
   }
 }

@@ -1,5 +1,6 @@
 import type { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item, ToolOutput, Usage } from '../items.ts';
+import type { Interrupt } from './interrupt.ts';
 
 /** Fields every chunk carries. */
 export interface ChunkBase {
@@ -66,6 +67,15 @@ export interface RunCompletedChunk extends ChunkBase {
   output: Item[];
 }
 
+/**
+ * The run stopped for a human: each interrupt is a held call (approval, form or URL). Resume with
+ * `agent.execute({ threadId, resolutions })`.
+ */
+export interface RunPausedChunk extends ChunkBase {
+  type: 'run.paused';
+  interrupts: Interrupt[];
+}
+
 /** The run ended with an error; history was left consistent. */
 export interface RunFailedChunk extends ChunkBase {
   type: 'run.failed';
@@ -87,6 +97,7 @@ export type Chunk =
   | ToolProgressChunk
   | ToolResultChunk
   | RunCompletedChunk
+  | RunPausedChunk
   | RunFailedChunk
   | RunCancelledChunk;
 

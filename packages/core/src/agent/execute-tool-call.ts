@@ -1,6 +1,15 @@
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { FunctionCallItem, ToolOutput } from '../items.ts';
-import { toToolOutput, type Tool, type ToolProgress } from '../tools/tool-types.ts';
+import {
+  isToolInterruptResult,
+  toToolOutput,
+  type InputRequest,
+  type Tool,
+  type ToolInterruptResult,
+  type ToolProgress,
+  type ToolResume,
+} from '../tools/tool-types.ts';
+import type { Resolution } from './interrupt.ts';
 
 /** What {@link executeToolCall} needs from the run. */
 export interface ToolCallScope {
@@ -8,20 +17,23 @@ export interface ToolCallScope {
   threadId: string;
   runId: string;
   runContext: unknown;
+  /** Set when the call runs again after a pause. */
+  resume: ToolResume | undefined;
+  requestInput(request: InputRequest, resumeState: unknown): Promise<Resolution>;
   onProgress(call: FunctionCallItem, progress: ToolProgress): void;
 }
 
 /**
- * Runs one model tool call and always returns an output: unknown tools, unparsable arguments,
- * thrown errors and invalid arguments become error outputs the model can read and correct,
- * never exceptions (DESIGN.md §6). Progress is forwarded only while the call is running and
- * only when it increases.
+ * Runs one model tool call and always returns an output (or the tool's interrupt): unknown
+ * tools, unparsable arguments, thrown errors and invalid arguments become error outputs the
+ * model can read and correct, never exceptions (DESIGN.md §6). Progress is forwarded only while
+ * the call is running and only when it increases.
  */
 export async function executeToolCall(
   call: FunctionCallItem,
   tool: Tool | undefined,
   scope: ToolCallScope,
-): Promise<ToolOutput> {
+): Promise<ToolOutput | ToolInterruptResult> {
   if (tool === undefined) {
     return errorOutput('tool_not_found', `Unknown tool "${call.name}".`);
   }
@@ -43,13 +55,20 @@ export async function executeToolCall(
       threadId: scope.threadId,
       runId: scope.runId,
       runContext: scope.runContext,
+      ...(scope.resume === undefined ? {} : { resume: scope.resume }),
       reportProgress(progress) {
         if (settled || !(progress.progress > lastProgress)) return;
         lastProgress = progress.progress;
         scope.onProgress(call, progress);
       },
+      requestInput: (request, resumeState) => scope.requestInput(request, resumeState),
+      interrupt: (request, resumeState) => ({
+        kind: 'switchboard.interrupt',
+        request,
+        resumeState,
+      }),
     });
-    return toToolOutput(value);
+    return isToolInterruptResult(value) ? value : toToolOutput(value);
   } catch (error) {
     if (isSwitchboardError(error)) return errorOutput(error.code, error.message);
     const message = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,7 @@
 import type { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item, Usage } from '../items.ts';
 import type { Chunk } from './chunks.ts';
+import type { Interrupt } from './interrupt.ts';
 
 /** How a run ended (DESIGN.md §3). `paused` arrives with human-in-the-loop interrupts. */
 export type RunOutcome = 'completed' | 'paused' | 'failed' | 'cancelled';
@@ -12,9 +13,14 @@ export interface RunResult {
   status: RunOutcome;
   /** Items the run added to the thread, in order. */
   output: Item[];
+  /** The held calls when `status` is `paused`; otherwise empty. */
+  interrupts: Interrupt[];
   /** Token usage summed over every model call of the run. */
   usage: Usage;
-  /** Set when `status` is `failed`. */
+  /**
+   * Set when `status` is `failed`; also on a `paused` result whose resolutions were invalid
+   * (code `invalid_resolution`: nothing was sent, the interrupts still wait).
+   */
   error?: SwitchboardError;
 }
 
@@ -23,6 +29,10 @@ export interface RunResult {
  * `chunks` can be iterated by several consumers; each sees every chunk from the first.
  */
 export interface RunHandle {
+  /**
+   * The run's id. For a resume it is the paused run's id, known once `run.started` was emitted
+   * (an empty string before).
+   */
   readonly runId: string;
   readonly threadId: string;
   readonly chunks: AsyncIterable<Chunk>;

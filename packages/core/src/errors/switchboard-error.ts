@@ -17,7 +17,11 @@ export type SwitchboardErrorCode =
   | 'max_turns_exceeded'
   | 'invalid_input'
   | 'run_in_progress'
-  | 'history_error';
+  | 'history_error'
+  | 'hook_failed'
+  | 'unknown_call_id'
+  | 'invalid_resolution'
+  | 'not_paused';
 
 /**
  * The one error type Switchboard throws (DESIGN.md §7). `code` names the failure class; the

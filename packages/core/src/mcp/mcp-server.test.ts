@@ -61,6 +61,12 @@ describe('mcpServer against @modelcontextprotocol/server-everything (Streamable 
           runId: 'r',
           runContext: undefined,
           reportProgress: () => undefined,
+          requestInput: () => Promise.reject(new Error('no human here')),
+          interrupt: (request, resumeState) => ({
+            kind: 'switchboard.interrupt',
+            request,
+            resumeState,
+          }),
         },
       );
       expect(output).toMatchObject({ text: 'Echo: hi' });

@@ -1,7 +1,9 @@
-import OpenAI, { APIError, APIUserAbortError } from 'openai';
-import { SwitchboardError } from '../errors/switchboard-error.ts';
+import OpenAI from 'openai';
 import type { Usage } from '../items.ts';
 import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
+import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
+import { openaiFailure } from './openai-failure.ts';
+import { OpenAIToolSchemas } from './openai-tool-schemas.ts';
 import { toChatMessages } from './to-chat-messages.ts';
 
 /** Options of {@link openaiChatModel}. */
@@ -12,18 +14,35 @@ export interface OpenAIChatModelOptions {
   apiKey?: string;
   /** OpenAI-compatible base URL, e.g. `http://127.0.0.1:11434/v1`. Default OpenAI's. */
   baseURL?: string;
-  /** A ready client instead of `apiKey` / `baseURL`. */
+  /** A ready client instead of `apiKey` / `baseURL` / `maxRetries`. */
   client?: OpenAI;
-  /** Retries the SDK makes on 429 / 5xx (honouring `retry-after`). Default 2. */
+  /**
+   * Retries the SDK makes on 408 / 409 / 429 / 5xx and connection errors, honouring
+   * `retry-after` (otherwise exponential backoff from 0.5 s). Default 2.
+   */
   maxRetries?: number;
   /** Extra request body fields (e.g. `temperature`). */
   requestOptions?: Record<string, unknown>;
+  /**
+   * Sends each tool with `strict: true` when its schema can be made strict (see
+   * `toStrictSchema`), so the model's arguments always match it; a tool whose schema cannot is
+   * sent non-strict and reported once through `onWarning`. Default false: every tool non-strict.
+   */
+  strict?: boolean;
+  /** Receives warnings (a tool sent non-strict despite `strict`). Default `console.warn`. */
+  onWarning?: (message: string) => void;
 }
 
 /**
  * A {@link Model} on the OpenAI Chat Completions API through the official `openai` SDK, for
  * OpenAI and any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio, OpenRouter). Streams text,
- * `reasoning_content` where the server sends it, and tool calls (fragments joined per index).
+ * `reasoning_content` where the server sends it, and tool calls (fragments joined per index,
+ * emitted once the answer is complete; arguments that are not valid JSON are passed on raw).
+ *
+ * Failures throw a `SwitchboardError`: `aborted` when the signal aborts; `model_error` with
+ * `details.status` for HTTP errors (401 bad key, 429 after the SDK's retries, 5xx); `model_error`
+ * when the stream ends before a chunk with a `finish_reason` (a cut connection is never a partial
+ * success).
  *
  * In a browser the key is visible to the page's user: use it with the user's own key or a local
  * server only (`dangerouslyAllowBrowser` is set for that reason).
@@ -37,21 +56,25 @@ export function openaiChatModel(options: OpenAIChatModelOptions): Model {
       maxRetries: options.maxRetries ?? 2,
       dangerouslyAllowBrowser: true,
     });
+  const schemas = new OpenAIToolSchemas(options);
   return {
     provider: 'openai-chat',
     modelId: options.model,
-    stream: (request, { signal }) => streamChat(client, options, request, signal),
+    stream: (request, { signal }) => streamChat(client, options, schemas, request, signal),
   };
 }
 
 async function* streamChat(
   client: OpenAI,
   options: OpenAIChatModelOptions,
+  schemas: OpenAIToolSchemas,
   request: ModelRequest,
   signal: AbortSignal,
 ): AsyncIterable<ModelEvent> {
   const calls = new Map<number, { id: string; name: string; arguments: string }>();
   let usage: Usage | undefined;
+  let finished = false;
+  let streamOpened = false;
   try {
     const stream = await client.chat.completions.create(
       {
@@ -61,12 +84,13 @@ async function* streamChat(
         ...(request.tools.length === 0
           ? {}
           : {
-              tools: request.tools.map((tool) => ({
+              tools: schemas.convert(request.tools).map((tool) => ({
                 type: 'function' as const,
                 function: {
                   name: tool.name,
                   description: tool.description,
-                  parameters: tool.inputSchema,
+                  parameters: tool.parameters,
+                  ...(tool.strict ? { strict: true } : {}),
                 },
               })),
             }),
@@ -75,9 +99,12 @@ async function* streamChat(
       },
       { signal },
     );
+    streamOpened = true;
     for await (const chunk of stream) {
       if (chunk.usage) usage = toUsage(chunk.usage);
-      const delta = chunk.choices[0]?.delta as
+      const choice = chunk.choices[0];
+      if (choice?.finish_reason) finished = true;
+      const delta = choice?.delta as
         | (OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & {
             reasoning_content?: string | null;
           })
@@ -98,14 +125,17 @@ async function* streamChat(
       }
     }
   } catch (error) {
-    throw toModelError(error, signal);
+    throw toModelError(error, signal, openaiFailure(error, streamOpened));
   }
+  // The SDK ends the iteration quietly when its request is aborted.
+  if (signal.aborted) throw toModelError(signal.reason, signal, openaiFailure(undefined, true));
+  if (!finished) throw incompleteStreamError();
   for (const [index, call] of [...calls].sort(([a], [b]) => a - b)) {
     yield {
       type: 'tool.call',
       callId: call.id || `call_${index}_${crypto.randomUUID().slice(0, 8)}`,
       name: call.name,
-      arguments: call.arguments,
+      arguments: schemas.restoreArguments(request.tools, call.name, call.arguments),
     };
   }
   yield usage === undefined ? { type: 'done' } : { type: 'done', usage };
@@ -121,24 +151,4 @@ function toUsage(usage: OpenAI.Completions.CompletionUsage): Usage {
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
   if (typeof reasoning === 'number') normalised.reasoningTokens = reasoning;
   return normalised;
-}
-
-function toModelError(error: unknown, signal: AbortSignal): SwitchboardError {
-  if (signal.aborted || error instanceof APIUserAbortError) {
-    return new SwitchboardError('aborted', 'The model request was aborted.', { cause: error });
-  }
-  if (error instanceof APIError && error.status !== undefined) {
-    return new SwitchboardError(
-      'model_error',
-      `The model provider answered HTTP ${error.status}: ${error.message}`,
-      {
-        cause: error,
-        details: { status: error.status },
-      },
-    );
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new SwitchboardError('model_error', `The model request failed: ${message}`, {
-    cause: error,
-  });
 }

@@ -6,6 +6,7 @@ export type {
   ChatRequestRecord,
   ScriptedModelServer,
   ScriptedModelServerOptions,
+  ScriptedRequestRecord,
 } from './scripted-model-server.ts';
 export { defaultModelScript, scriptFromReplies } from './model-script.ts';
 export type {
@@ -15,10 +16,32 @@ export type {
   ChatRequestToolCall,
   ChatTool,
   ModelScript,
+  ModelScriptRequest,
   ScriptedReply,
   ScriptedToolCall,
   ScriptedUsage,
+  WireFormat,
 } from './model-script.ts';
+export type {
+  ResponsesContentPart,
+  ResponsesInputItem,
+  ResponsesRequest,
+  ResponsesTool,
+} from './wire/responses.ts';
+export type {
+  AnthropicContentBlock,
+  AnthropicMessagesRequest,
+  AnthropicRequestMessage,
+  AnthropicTool,
+} from './wire/anthropic-messages.ts';
 export { startEverythingServer, stopProcess } from './everything-server.ts';
 export type { EverythingServer, EverythingServerOptions } from './everything-server.ts';
 export { findFreePort } from './free-port.ts';
+export { startDemoServer } from './demo-server/start-demo-server.ts';
+export type { DemoServer, DemoServerOptions } from './demo-server/start-demo-server.ts';
+export type {
+  FaultSwitches,
+  GetStreamFault,
+  RefuseInitializeFault,
+} from './demo-server/fault-switches.ts';
+export type { RequestLogEntry } from './demo-server/request-log.ts';

@@ -97,14 +97,27 @@ export interface ScriptedToolCall {
    * tests send invalid JSON.
    */
   arguments: Record<string, unknown> | string;
-  /** The call id; defaults to `call_` plus a short random id. */
+  /** The call id; defaults to a random one in the format's style (`call_…`, Anthropic `toolu_…`). */
   id?: string;
 }
 
-/** Token counts a scripted reply reports; missing counts are estimated as ceil(characters / 4). */
+/**
+ * Token counts a scripted reply reports; missing prompt and completion counts are estimated as
+ * ceil(characters / 4). Each wire format reports them in its own shape: Chat Completions
+ * `prompt_tokens_details.cached_tokens` / `completion_tokens_details.reasoning_tokens` (only when
+ * set), Responses `input_tokens_details` / `output_tokens_details` (0 when unset), Anthropic
+ * `cache_read_input_tokens` (with `input_tokens` = prompt tokens minus cached ones) and
+ * `output_tokens_details.thinking_tokens` (only when set).
+ */
 export interface ScriptedUsage {
+  /** All input tokens, cached ones included. */
   promptTokens?: number;
+  /** All output tokens, reasoning ones included. */
   completionTokens?: number;
+  /** Input tokens served from the provider's prompt cache. */
+  cachedTokens?: number;
+  /** Output tokens spent on reasoning. */
+  reasoningTokens?: number;
 }
 
 /**
@@ -116,7 +129,10 @@ export interface ScriptedReply {
   text?: string;
   /** Tool calls, streamed after the text; the finish reason becomes `tool_calls`. */
   toolCalls?: ScriptedToolCall[];
-  /** Reasoning text, streamed first as `delta.reasoning_content`. */
+  /**
+   * Reasoning text, streamed first: Chat Completions `delta.reasoning_content`, Responses
+   * `response.reasoning_summary_text.delta`, Anthropic `thinking_delta`.
+   */
   reasoning?: string;
   /** Token counts to report instead of the estimate. */
   usage?: ScriptedUsage;
@@ -127,18 +143,60 @@ export interface ScriptedReply {
   delayMs?: number;
   /**
    * HTTP status to respond with. A status of 400 or more (or any `error`) makes the server answer
-   * with an OpenAI-shaped error body instead of a completion.
+   * with an error body instead of a completion, in the wire format's shape (OpenAI
+   * `{ error: { message, type, param, code } }`, Anthropic `{ type: 'error', error: { type,
+   * message } }`).
    */
   status?: number;
   /** Error message; when set the server responds with an HTTP error (status defaults to 500). */
   error?: string;
+  /**
+   * Extra response headers, sent with the error or the answer, e.g. `{ 'retry-after': '0' }` on
+   * a scripted 429 so that SDK retries happen at once.
+   */
+  headers?: Record<string, string>;
+  /**
+   * Drops the connection (socket destroyed) after this many streamed chunks (SSE events, pings
+   * included), to test a stream cut mid-answer: the final event never arrives. The stream is
+   * then sent close-delimited (`connection: close`, no chunked framing), so the client sees a
+   * clean end of the body, exactly like a proxy that gave up; only the missing final event tells.
+   * A non-streaming answer is cut after half of its body. Default: never cut.
+   */
+  cutAfterChunks?: number;
+}
+
+/** The wire formats the scripted model server speaks. */
+export type WireFormat = 'chat-completions' | 'responses' | 'anthropic-messages';
+
+/**
+ * One model request as a {@link ModelScript} sees it, whichever wire format the client spoke: the
+ * conversation as Chat Completions-style `messages` (`system` / `user` / `assistant` with
+ * `tool_calls` / `tool` results by `tool_call_id`) and the offered function `tools`.
+ *
+ * Responses `instructions` and `input` items (`message`, `function_call`,
+ * `function_call_output`) and Anthropic `system` and `messages` (`text`, `thinking`, `tool_use`,
+ * `tool_result` blocks) are converted to this shape; a Chat Completions body already is it. A
+ * plain {@link ChatRequest} is therefore a valid script input too (handy in unit tests).
+ */
+export interface ModelScriptRequest {
+  /** The wire format the client used; absent means `chat-completions`. */
+  format?: WireFormat;
+  /** The model name the client asked for. */
+  model: string;
+  messages: ChatRequestMessage[];
+  /** The function tools on offer; absent when the request offered none. */
+  tools?: ChatTool[];
+  /** True when the client asked for a streamed answer. */
+  stream?: boolean | null;
+  /** The parsed JSON body exactly as the client sent it, for format-specific checks. */
+  body?: Record<string, unknown>;
 }
 
 /**
- * Decides the scripted model's reply to one parsed Chat Completions request. May be async; a
- * thrown error becomes an HTTP 500 error response.
+ * Decides the scripted model's reply to one request (normalised to {@link ModelScriptRequest}).
+ * May be async; a thrown error becomes an HTTP 500 error response.
  */
-export type ModelScript = (request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>;
+export type ModelScript = (request: ModelScriptRequest) => ScriptedReply | Promise<ScriptedReply>;
 
 const NUMBER_PATTERN = /(?<![\w.])-?(?:\d+(?:\.\d+)?|\.\d+)/g;
 const ADDITION_PATTERN = /\b(?:plus|add|adding|addition|sum)\b|\+|\bwhat\s+is\b|\bwhat's\b/i;
@@ -154,7 +212,10 @@ function contentText(content: string | ChatContentPart[] | null | undefined): st
     .join('');
 }
 
-function findTool(request: ChatRequest, matches: (name: string) => boolean): string | undefined {
+function findTool(
+  request: ModelScriptRequest,
+  matches: (name: string) => boolean,
+): string | undefined {
   return request.tools?.find((tool) => tool.type === 'function' && matches(tool.function.name))
     ?.function.name;
 }

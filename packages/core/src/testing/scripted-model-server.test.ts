@@ -383,6 +383,35 @@ describe('startScriptedModelServer', () => {
     }
   });
 
+  it('adds scripted headers and cuts streamed and non-streamed answers with cutAfterChunks', async () => {
+    const server = await start({
+      script: scriptFromReplies([
+        { text: 'one two three', headers: { 'x-scripted': 'yes' }, cutAfterChunks: 2 },
+        { text: 'one two three', cutAfterChunks: 1 },
+      ]),
+    });
+    const streamed = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'scripted', messages: [], stream: true }),
+    });
+    expect(streamed.headers.get('x-scripted')).toBe('yes');
+    expect(streamed.headers.get('connection')).toBe('close');
+    const body = await streamed.text();
+    expect(body.match(/^data: /gm)).toHaveLength(2);
+    expect(body).not.toContain('[DONE]');
+
+    const whole = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'scripted', messages: [] }),
+    });
+    expect(whole.status).toBe(200);
+    await expect(whole.text()).rejects.toThrow();
+    expect(server.requests.map((record) => record.format)).toEqual([
+      'chat-completions',
+      'chat-completions',
+    ]);
+  });
+
   it('closes when its signal aborts and refuses to start with an aborted signal', async () => {
     const controller = new AbortController();
     const server = await start({ signal: controller.signal });

@@ -1,17 +1,29 @@
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { defaultModelScript } from './model-script.ts';
-import type { ChatRequest, ModelScript, ScriptedReply } from './model-script.ts';
+import type { ModelScript, ModelScriptRequest, ScriptedReply, WireFormat } from './model-script.ts';
+import { anthropicMessagesWire } from './wire/anthropic-messages.ts';
+import { chatCompletionsWire, sendOpenAIError } from './wire/chat-completions.ts';
+import { responsesWire } from './wire/responses.ts';
+import { CORS_HEADERS, readBody, sendJson, sleep } from './wire/wire-support.ts';
+import type { WireFormatHandler } from './wire/wire-support.ts';
 
 /**
- * One Chat Completions request the scripted model server received: the parsed JSON body exactly
- * as the client sent it. Only requests to the chat completions route with a valid JSON object
- * body are recorded.
+ * One request the scripted model server received, in any wire format: the normalised request the
+ * script saw (Chat Completions-style `model`, `messages`, `tools`, `stream`), the wire `format`
+ * and the parsed JSON `body` exactly as the client sent it. For Chat Completions requests
+ * `messages` and `tools` are the body's own. Only requests to a model route with a valid body are
+ * recorded.
  */
-export type ChatRequestRecord = ChatRequest;
+export type ScriptedRequestRecord = ModelScriptRequest & {
+  format: WireFormat;
+  body: Record<string, unknown>;
+};
+
+/** @deprecated Use {@link ScriptedRequestRecord} (kept for existing imports; same type). */
+export type ChatRequestRecord = ScriptedRequestRecord;
 
 /** Options of {@link startScriptedModelServer}. */
 export interface ScriptedModelServerOptions {
@@ -25,10 +37,13 @@ export interface ScriptedModelServerOptions {
 
 /** A running scripted model server. */
 export interface ScriptedModelServer {
-  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:54321`; the API is under `/v1`. */
+  /**
+   * Base URL without a trailing slash, e.g. `http://127.0.0.1:54321`. OpenAI SDKs use
+   * `${url}/v1` as `baseURL`; the Anthropic SDK uses `url` itself (it adds `/v1/messages`).
+   */
   url: string;
-  /** Every chat completions request body received, oldest first (a live array). */
-  requests: ChatRequestRecord[];
+  /** Every model request received (all wire formats), oldest first (a live array). */
+  requests: ScriptedRequestRecord[];
   /**
    * Stops listening, ends in-flight streams and destroys every open socket. Resolves once the
    * server is closed; calling it again resolves immediately.
@@ -36,316 +51,41 @@ export interface ScriptedModelServer {
   close(): Promise<void>;
 }
 
-/** Largest accepted request body, in bytes. */
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
-
-const CORS_HEADERS: Readonly<Record<string, string>> = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'POST, GET, OPTIONS',
-  'access-control-allow-headers': '*, authorization, content-type',
-  'access-control-expose-headers': '*',
-  'access-control-max-age': '600',
-};
-
-const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
+const WIRE_FORMATS: readonly WireFormatHandler[] = [
+  chatCompletionsWire,
+  responsesWire,
+  anthropicMessagesWire,
+];
 const MODELS_PATHS = new Set(['/v1/models', '/models']);
 
-interface WireToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-interface WireUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-function shortId(bytes: number): string {
-  return randomBytes(bytes).toString('hex');
-}
-
-function errorType(status: number): string {
-  if (status === 401) return 'authentication_error';
-  if (status === 403) return 'permission_error';
-  if (status === 404) return 'not_found_error';
-  if (status === 429) return 'rate_limit_error';
-  if (status >= 500) return 'server_error';
-  return 'invalid_request_error';
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  if (response.writableEnded || response.destroyed) return;
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    ...CORS_HEADERS,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'x-request-id': `req_${shortId(8)}`,
-  });
-  response.end(text);
-}
-
-function sendError(
-  response: ServerResponse,
-  status: number,
-  message: string,
-  code: string | null,
-): void {
-  sendJson(response, status, { error: { message, type: errorType(status), param: null, code } });
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new SwitchboardError('invalid_input', 'Request body too large.'));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
-
-function isChatRequest(value: unknown): value is ChatRequest {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Array.isArray((value as { messages?: unknown }).messages)
-  );
-}
-
-/** Resolves after `milliseconds`, or early when `signal` aborts. */
-function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
-  if (milliseconds <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, milliseconds);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** Splits text into words with their trailing spaces, so the pieces concatenate exactly. */
-function splitWords(text: string): string[] {
-  return text.match(/\S+\s*|\s+/g) ?? [];
-}
-
-/** Splits a tool call's arguments into 2–3 fragments (fewer only when the text is that short). */
-function splitArguments(text: string): string[] {
-  if (text.length === 0) return [];
-  const count = Math.min(3, text.length);
-  const size = Math.ceil(text.length / count);
-  const fragments: string[] = [];
-  for (let start = 0; start < text.length; start += size) {
-    fragments.push(text.slice(start, start + size));
-  }
-  return fragments;
-}
-
-function estimateTokens(characters: number): number {
-  return Math.ceil(characters / 4);
-}
-
-function toWireToolCalls(reply: ScriptedReply): WireToolCall[] {
-  return (reply.toolCalls ?? []).map((call) => ({
-    id: call.id ?? `call_${shortId(12)}`,
-    type: 'function',
-    function: {
-      name: call.name,
-      arguments:
-        typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
-    },
-  }));
-}
-
-function computeUsage(
-  request: ChatRequest,
-  reply: ScriptedReply,
-  toolCalls: WireToolCall[],
-): WireUsage {
-  const promptTokens =
-    reply.usage?.promptTokens ?? estimateTokens(JSON.stringify(request.messages).length);
-  const completionCharacters =
-    (reply.text ?? '').length +
-    (reply.reasoning ?? '').length +
-    toolCalls.reduce(
-      (total, call) => total + call.function.name.length + call.function.arguments.length,
-      0,
-    );
-  const completionTokens = reply.usage?.completionTokens ?? estimateTokens(completionCharacters);
-  return {
-    prompt_tokens: promptTokens,
-    completion_tokens: completionTokens,
-    total_tokens: promptTokens + completionTokens,
-  };
-}
-
-/** Writes one chunk; waits for `drain` under back-pressure. Resolves false once the client left. */
-function write(response: ServerResponse, text: string, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted || response.writableEnded || response.destroyed) {
-    return Promise.resolve(false);
-  }
-  if (response.write(text)) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    function finish(): void {
-      response.off('drain', finish);
-      signal.removeEventListener('abort', finish);
-      resolve(!signal.aborted);
-    }
-    response.on('drain', finish);
-    signal.addEventListener('abort', finish, { once: true });
-  });
-}
-
-async function sendStream(
-  response: ServerResponse,
-  request: ChatRequest,
-  reply: ScriptedReply,
-  signal: AbortSignal,
-): Promise<void> {
-  const id = `chatcmpl-${shortId(12)}`;
-  const created = Math.floor(Date.now() / 1000);
-  const model = typeof request.model === 'string' ? request.model : 'scripted';
-  const includeUsage = request.stream_options?.include_usage === true;
-  const delayMs = reply.delayMs ?? 0;
-  const toolCalls = toWireToolCalls(reply);
-
-  response.writeHead(200, {
-    ...CORS_HEADERS,
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-request-id': `req_${shortId(8)}`,
-  });
-  response.flushHeaders();
-
-  const deltas: { delta: Record<string, unknown>; finishReason: string | null }[] = [
-    { delta: { role: 'assistant', content: '' }, finishReason: null },
-  ];
-  for (const piece of splitWords(reply.reasoning ?? '')) {
-    deltas.push({ delta: { reasoning_content: piece }, finishReason: null });
-  }
-  for (const piece of splitWords(reply.text ?? '')) {
-    deltas.push({ delta: { content: piece }, finishReason: null });
-  }
-  toolCalls.forEach((call, index) => {
-    deltas.push({
-      delta: {
-        tool_calls: [
-          {
-            index,
-            id: call.id,
-            type: 'function',
-            function: { name: call.function.name, arguments: '' },
-          },
-        ],
-      },
-      finishReason: null,
-    });
-    for (const fragment of splitArguments(call.function.arguments)) {
-      deltas.push({
-        delta: { tool_calls: [{ index, function: { arguments: fragment } }] },
-        finishReason: null,
-      });
-    }
-  });
-  deltas.push({ delta: {}, finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop' });
-
-  let first = true;
-  for (const { delta, finishReason } of deltas) {
-    if (!first) await sleep(delayMs, signal);
-    first = false;
-    const chunk = {
-      id,
-      object: 'chat.completion.chunk',
-      created,
-      model,
-      system_fingerprint: null,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-      ...(includeUsage ? { usage: null } : {}),
-    };
-    if (!(await write(response, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
-  }
-  if (includeUsage) {
-    await sleep(delayMs, signal);
-    const chunk = {
-      id,
-      object: 'chat.completion.chunk',
-      created,
-      model,
-      system_fingerprint: null,
-      choices: [],
-      usage: computeUsage(request, reply, toolCalls),
-    };
-    if (!(await write(response, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
-  }
-  if (!(await write(response, 'data: [DONE]\n\n', signal))) return;
-  response.end();
-}
-
-function sendCompletion(
-  response: ServerResponse,
-  request: ChatRequest,
-  reply: ScriptedReply,
-): void {
-  const toolCalls = toWireToolCalls(reply);
-  const message: Record<string, unknown> = {
-    role: 'assistant',
-    content: reply.text ?? (toolCalls.length > 0 ? null : ''),
-    refusal: null,
-  };
-  if (reply.reasoning !== undefined) message['reasoning_content'] = reply.reasoning;
-  if (toolCalls.length > 0) message['tool_calls'] = toolCalls;
-  sendJson(response, 200, {
-    id: `chatcmpl-${shortId(12)}`,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model: typeof request.model === 'string' ? request.model : 'scripted',
-    system_fingerprint: null,
-    choices: [
-      {
-        index: 0,
-        message,
-        logprobs: null,
-        finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
-      },
-    ],
-    usage: computeUsage(request, reply, toolCalls),
-  });
-}
-
 /**
- * Starts an HTTP server on 127.0.0.1 that speaks the OpenAI Chat Completions wire format and
- * answers from a {@link ModelScript} instead of a model, so tests and the offline playground run
- * without network. Compatible with the official `openai` SDK
- * (`new OpenAI({ baseURL: server.url + '/v1', apiKey: 'x' })`).
+ * Starts an HTTP server on 127.0.0.1 that speaks three model wire formats and answers from a
+ * {@link ModelScript} instead of a model, so tests and the offline playground run without a
+ * network. Works with the official SDKs: `new OpenAI({ baseURL: server.url + '/v1', apiKey: 'x' })`
+ * and `new Anthropic({ baseURL: server.url, apiKey: 'x' })`.
  *
- * Routes:
- * - `POST /v1/chat/completions` (also `/chat/completions`): streaming (SSE
- *   `data: <chat.completion.chunk>` lines ending with `data: [DONE]`) when `stream` is true,
- *   otherwise one `chat.completion` JSON object. Text is streamed word by word, reasoning first as
- *   `delta.reasoning_content`, tool calls the OpenAI way (id/name chunk, then 2–3 argument
- *   fragments); with `stream_options.include_usage` a last chunk with empty `choices` carries
- *   `usage` (estimated as ceil(characters / 4) tokens unless the reply gives counts).
- * - `GET /v1/models` (also `/models`): one model, `scripted`.
+ * Routes (each also without the `/v1` prefix):
+ * - `POST /v1/chat/completions`: OpenAI Chat Completions, streamed (`data:` chunks ending with
+ *   `data: [DONE]`) or not (see `wire/chat-completions.ts`).
+ * - `POST /v1/responses`: OpenAI Responses, streamed (`event: response.*` sequence ending with
+ *   `response.completed`) or not (see `wire/responses.ts`).
+ * - `POST /v1/messages`: Anthropic Messages, streamed (`message_start` … `message_stop`) or not
+ *   (see `wire/anthropic-messages.ts`).
+ * - `GET /v1/models`: one model, `scripted`.
  * - `OPTIONS *`: CORS preflight (204). Every response allows any origin.
  *
- * Errors use the OpenAI shape `{ error: { message, type, param, code } }`: 404 for unknown
- * routes, 405 for a wrong method, 400 for invalid JSON or a body without `messages`, 413 for a
- * body over 16 MiB, 500 when the script throws, and the reply's `status` when it scripts an error.
- * A client that disconnects mid-stream simply stops the stream.
+ * Every request is normalised to one {@link ModelScriptRequest} for the script and recorded in
+ * `requests` with its format and raw body. Text is streamed word by word, reasoning first, tool
+ * calls in 2–3 argument fragments; usage is estimated as ceil(characters / 4) tokens unless the
+ * reply gives counts. A reply's `headers` are added to its response (e.g. `retry-after`), its
+ * `delayMs` paces the chunks and its `cutAfterChunks` drops the connection mid-stream.
+ *
+ * Errors use the route's shape (OpenAI `{ error: { message, type, param, code } }`, Anthropic
+ * `{ type: 'error', error: { type, message } }`; OpenAI's for unknown routes): 404 for unknown
+ * routes, 405 for a wrong method, 400 for invalid JSON or a body the format rejects (no
+ * `messages`, no `input`, no `max_tokens`), 413 for a body over 16 MiB, 500 when the script
+ * throws, and the reply's `status` when it scripts an error. A client that disconnects mid-stream
+ * simply stops the stream.
  *
  * @param options Port (default 0, ephemeral), script (default {@link defaultModelScript}) and an
  *   abort signal that closes the server.
@@ -363,10 +103,14 @@ export async function startScriptedModelServer(
     });
   }
 
-  const requests: ChatRequestRecord[] = [];
+  const requests: ScriptedRequestRecord[] = [];
   const inFlight = new Set<AbortController>();
 
-  async function handleChat(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function handleModel(
+    wire: WireFormatHandler,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
     const controller = new AbortController();
     inFlight.add(controller);
     response.on('close', () => {
@@ -378,12 +122,8 @@ export async function startScriptedModelServer(
     try {
       bodyText = await readBody(request);
     } catch (error) {
-      sendError(
-        response,
-        413,
-        error instanceof Error ? error.message : 'Could not read the request body.',
-        'request_too_large',
-      );
+      const message = error instanceof Error ? error.message : 'Could not read the request body.';
+      wire.sendError(response, 413, message, 'request_too_large');
       return;
     }
 
@@ -391,43 +131,38 @@ export async function startScriptedModelServer(
     try {
       body = JSON.parse(bodyText);
     } catch {
-      sendError(response, 400, 'The request body is not valid JSON.', 'invalid_json');
+      wire.sendError(response, 400, 'The request body is not valid JSON.', 'invalid_json');
       return;
     }
-    if (!isChatRequest(body)) {
-      sendError(
-        response,
-        400,
-        'The request body must be a JSON object with a "messages" array.',
-        'invalid_request',
-      );
+    const normalised = wire.parse(body);
+    if (typeof normalised === 'string') {
+      wire.sendError(response, 400, normalised, 'invalid_request');
       return;
     }
-    requests.push(body);
+    requests.push(normalised);
 
     let reply: ScriptedReply;
     try {
-      reply = await script(body);
+      reply = await script(normalised);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      sendError(response, 500, `The model script failed: ${message}`, 'script_error');
+      wire.sendError(response, 500, `The model script failed: ${message}`, 'script_error');
       return;
     }
     if (controller.signal.aborted) return;
 
     if (reply.error !== undefined || (reply.status !== undefined && reply.status >= 400)) {
       const status = reply.status !== undefined && reply.status >= 400 ? reply.status : 500;
-      sendError(response, status, reply.error ?? `Scripted error (HTTP ${status}).`, null);
+      const message = reply.error ?? `Scripted error (HTTP ${status}).`;
+      wire.sendError(response, status, message, null, reply.headers);
       return;
     }
 
-    if (body.stream === true) {
-      await sendStream(response, body, reply, controller.signal);
-    } else {
+    if (normalised.stream !== true) {
       await sleep(reply.delayMs ?? 0, controller.signal);
       if (controller.signal.aborted) return;
-      sendCompletion(response, body, reply);
     }
+    await wire.sendReply(response, normalised, reply, controller.signal);
   }
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
@@ -445,9 +180,10 @@ export async function startScriptedModelServer(
       response.end();
       return;
     }
-    if (CHAT_PATHS.has(path)) {
+    const wire = WIRE_FORMATS.find((candidate) => candidate.paths.has(path));
+    if (wire !== undefined) {
       if (method !== 'POST') {
-        sendError(
+        wire.sendError(
           response,
           405,
           `Method ${method} is not allowed on ${path}.`,
@@ -455,10 +191,10 @@ export async function startScriptedModelServer(
         );
         return;
       }
-      handleChat(request, response).catch((error: unknown) => {
+      handleModel(wire, request, response).catch((error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
         if (!response.headersSent) {
-          sendError(response, 500, message, 'internal_error');
+          wire.sendError(response, 500, message, 'internal_error');
         } else {
           response.destroy();
         }
@@ -467,7 +203,7 @@ export async function startScriptedModelServer(
     }
     if (MODELS_PATHS.has(path)) {
       if (method !== 'GET') {
-        sendError(
+        sendOpenAIError(
           response,
           405,
           `Method ${method} is not allowed on ${path}.`,
@@ -481,7 +217,7 @@ export async function startScriptedModelServer(
       });
       return;
     }
-    sendError(response, 404, `Unknown route: ${method} ${path || '/'}.`, 'unknown_url');
+    sendOpenAIError(response, 404, `Unknown route: ${method} ${path || '/'}.`, 'unknown_url');
   }
 
   const server = createServer(handle);

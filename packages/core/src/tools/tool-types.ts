@@ -1,3 +1,4 @@
+import type { Resolution } from '../agent/interrupt.ts';
 import type { ToolOutput } from '../items.ts';
 import type { ToolAnnotations } from './tool-annotations.ts';
 
@@ -13,6 +14,36 @@ export interface ToolProgress {
   message?: string;
 }
 
+/** What a tool asks the human for (form or URL elicitation), see {@link ToolContext.requestInput}. */
+export interface InputRequest {
+  mode: 'form' | 'url';
+  message?: string;
+  /** MCP `requestedSchema` (form mode). */
+  requestedSchema?: JsonSchema;
+  /** URL to open after consent (url mode). */
+  url?: string;
+  elicitationId?: string;
+  /** True when the tool had to re-issue its call after a reload and the server asked again. */
+  reissued?: boolean;
+}
+
+/**
+ * What {@link ToolContext.interrupt} returns: a tool that returns it ends its call for now; the
+ * run pauses, and after the human answers the tool runs again with `context.resume` set.
+ */
+export interface ToolInterruptResult {
+  readonly kind: 'switchboard.interrupt';
+  request: InputRequest;
+  /** Plain JSON the tool needs to continue later, from any client (e.g. MRTR `requestState`). */
+  resumeState: unknown;
+}
+
+/** What a re-run tool receives after a pause: the human's answer and its own resume state. */
+export interface ToolResume {
+  resolution: Resolution;
+  resumeState: unknown;
+}
+
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
   /** Aborted when the run is stopped or the tool times out. */
@@ -25,7 +56,28 @@ export interface ToolContext {
   runContext: unknown;
   /** Reports progress; always safe to call, also after the call settled (then ignored). */
   reportProgress(progress: ToolProgress): void;
+  /**
+   * Asks the human while the call stays open (a 2025-era pushed `elicitation/create`). The run
+   * pauses once every other call of the turn has settled or is waiting too; the promise
+   * resolves with the answer when the run is resumed in this process. `resumeState` is stored
+   * so that, after a reload, the call can be re-issued.
+   */
+  requestInput(request: InputRequest, resumeState?: unknown): Promise<Resolution>;
+  /**
+   * Ends this call for now and pauses the run for the human (MRTR `input_required`). Return its
+   * result from `execute`. The tool is run again with `context.resume` once the human answered.
+   */
+  interrupt(request: InputRequest, resumeState: unknown): ToolInterruptResult;
+  /** Set when the call runs again after a pause. */
+  resume?: ToolResume;
 }
+
+/** Decides per call whether a human must approve it (DESIGN.md §4). */
+export type ApprovalPredicate = (
+  args: unknown,
+  annotations: ToolAnnotations | undefined,
+  runContext: unknown,
+) => boolean | Promise<boolean>;
 
 /**
  * A tool the model can call (DESIGN.md §3). Build one with `tool()` or get them from an MCP
@@ -40,6 +92,13 @@ export interface Tool {
   annotations?: ToolAnnotations;
   /** Where the tool comes from, e.g. an MCP server's name; absent for local tools. */
   server?: string;
+  /** Hold each call for a human's approval: always, or when the predicate says so. Default no. */
+  needsApproval?: boolean | ApprovalPredicate;
+  /**
+   * Keep the tool out of the model's tool list until `tool_search` finds it (saves prompt
+   * space with many tools). Default false.
+   */
+  deferred?: boolean;
   /**
    * Runs the tool. `args` is the parsed JSON the model sent. Return a string, a
    * {@link ToolOutput}, or any JSON value (serialised for the model). Throwing gives the model an
@@ -54,6 +113,15 @@ export function toToolOutput(value: unknown): ToolOutput {
   if (isToolOutput(value)) return value;
   if (value === undefined) return { text: '' };
   return { text: JSON.stringify(value) };
+}
+
+/** True when a tool returned {@link ToolContext.interrupt}'s result. */
+export function isToolInterruptResult(value: unknown): value is ToolInterruptResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { kind?: unknown }).kind === 'switchboard.interrupt'
+  );
 }
 
 function isToolOutput(value: unknown): value is ToolOutput {

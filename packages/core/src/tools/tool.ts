@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ToolAnnotations } from './tool-annotations.ts';
-import type { Tool, ToolContext } from './tool-types.ts';
+import type { ApprovalPredicate, Tool, ToolContext } from './tool-types.ts';
 
 /** Options of {@link tool}. */
 export interface ToolOptions<Input extends z.ZodType> {
@@ -11,6 +11,10 @@ export interface ToolOptions<Input extends z.ZodType> {
   /** Zod schema of the arguments; its JSON Schema goes to the model. */
   input: Input;
   annotations?: ToolAnnotations;
+  /** Hold each call for approval: always, or when the predicate says so. Default false. */
+  needsApproval?: boolean | ApprovalPredicate;
+  /** Keep out of the model's tool list until `tool_search` finds it. Default false. */
+  deferred?: boolean;
   /** Runs with arguments already validated against `input`. */
   execute(args: z.output<Input>, context: ToolContext): unknown;
 }
@@ -51,5 +55,7 @@ export function tool<Input extends z.ZodType>(options: ToolOptions<Input>): Tool
     },
   };
   if (options.annotations !== undefined) definition.annotations = options.annotations;
+  if (options.needsApproval !== undefined) definition.needsApproval = options.needsApproval;
+  if (options.deferred !== undefined) definition.deferred = options.deferred;
   return definition;
 }

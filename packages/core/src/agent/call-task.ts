@@ -1,0 +1,208 @@
+import { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { FunctionCallItem, ToolOutput } from '../items.ts';
+import {
+  isToolInterruptResult,
+  type InputRequest,
+  type ToolInterruptResult,
+  type ToolResume,
+} from '../tools/tool-types.ts';
+import type { Interrupt, Resolution } from './interrupt.ts';
+
+/** Where a call stands. */
+export type CallTaskPhase =
+  | { phase: 'running' }
+  /** Held for a human. `live`: the tool is still running, awaiting `requestInput`. */
+  | { phase: 'waiting'; interrupt: Interrupt; resumeState?: unknown; live: boolean }
+  | { phase: 'settled'; output: ToolOutput };
+
+/** A starter's request to hold the call for approval before the tool runs (a hook said so). */
+export interface ApprovalHold {
+  readonly kind: 'switchboard.approval';
+  interrupt: Interrupt;
+}
+
+/**
+ * Starts (or restarts) the tool behind a task; see {@link CallTask}. `approved` is true once a
+ * human approved this call, so the starter does not ask again.
+ */
+export type CallStarter = (
+  task: CallTask,
+  resume: ToolResume | undefined,
+  approved: boolean,
+) => Promise<ToolOutput | ToolInterruptResult | ApprovalHold>;
+
+/** Outputs for approvals the human refused. */
+const REFUSED: Record<'reject' | 'cancel', ToolOutput> = {
+  reject: {
+    text: 'The user declined this tool call; it was not run.',
+    isError: true,
+    error: { code: 'rejected', message: 'The user declined this tool call.' },
+  },
+  cancel: {
+    text: 'The user cancelled this tool call; it was not run.',
+    isError: true,
+    error: { code: 'cancelled', message: 'The user cancelled this tool call.' },
+  },
+};
+
+/**
+ * One tool call's life across pauses: running, waiting for a human, settled. A task that waits
+ * on a live `requestInput` (a 2025-era pushed elicitation) keeps its tool running in memory, so
+ * the agent keeps the task between the pause and the resume; any other waiting task can be
+ * rebuilt from stored {@link Interrupt} + resume state after a reload.
+ */
+export class CallTask {
+  readonly call: FunctionCallItem;
+  readonly #start: CallStarter;
+  #phase: CallTaskPhase = { phase: 'running' };
+  #approved = false;
+  #answer: ((resolution: Resolution) => void) | undefined;
+  #fail: ((error: unknown) => void) | undefined;
+  readonly #listeners = new Set<() => void>();
+
+  constructor(call: FunctionCallItem, start: CallStarter) {
+    this.call = call;
+    this.#start = start;
+  }
+
+  get phase(): CallTaskPhase {
+    return this.#phase;
+  }
+
+  /** Calls `listener` on every phase change; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Runs the tool (again, with `resume`, after a pause). */
+  run(resume?: ToolResume): void {
+    this.#set({ phase: 'running' });
+    this.#start(this, resume, this.#approved).then(
+      (result) => {
+        if ('kind' in result && result.kind === 'switchboard.approval') {
+          this.holdForApproval(result.interrupt);
+        } else if (isToolInterruptResult(result)) {
+          this.#set({
+            phase: 'waiting',
+            interrupt: this.#interrupt(result.request),
+            resumeState: result.resumeState,
+            live: false,
+          });
+        } else {
+          this.#set({ phase: 'settled', output: result as ToolOutput });
+        }
+      },
+      (error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        this.#set({
+          phase: 'settled',
+          output: {
+            text: message,
+            isError: true,
+            error: { code: 'tool_execution_failed', message },
+          },
+        });
+      },
+    );
+  }
+
+  /** Holds the call for approval before it runs. */
+  holdForApproval(interrupt: Interrupt): void {
+    this.#set({ phase: 'waiting', interrupt, live: false });
+  }
+
+  /** Holds the call with a stored interrupt (a paused run read back from history). */
+  restore(interrupt: Interrupt, resumeState: unknown): void {
+    this.#set({ phase: 'waiting', interrupt, resumeState, live: false });
+  }
+
+  /** Ends the call with `output` without running it. */
+  settle(output: ToolOutput): void {
+    this.#set({ phase: 'settled', output });
+  }
+
+  /** For the running tool: wait for the human while the call stays open. */
+  requestInput(request: InputRequest, resumeState: unknown): Promise<Resolution> {
+    return new Promise<Resolution>((resolve, reject) => {
+      this.#answer = resolve;
+      this.#fail = reject;
+      this.#set({ phase: 'waiting', interrupt: this.#interrupt(request), resumeState, live: true });
+    });
+  }
+
+  /**
+   * Delivers the human's answer: a live wait resumes the running tool; an approval runs the
+   * tool or settles it as refused; a stored form/url interrupt re-runs the tool with `resume`.
+   */
+  resolve(resolution: Resolution): void {
+    const phase = this.#phase;
+    if (phase.phase !== 'waiting') {
+      throw new SwitchboardError('unknown_call_id', `Call ${this.call.callId} is not waiting.`);
+    }
+    if (phase.live) {
+      const answer = this.#answer;
+      this.#answer = undefined;
+      this.#fail = undefined;
+      this.#set({ phase: 'running' });
+      answer?.(resolution);
+    } else if (phase.interrupt.mode === 'approval') {
+      this.#approved = resolution.action === 'approve';
+      if (resolution.action === 'approve') this.run();
+      else this.settle(REFUSED[resolution.action]);
+    } else {
+      this.run({ resolution, resumeState: phase.resumeState });
+    }
+  }
+
+  /** Abandons a live wait (the run was stopped or the thread moved on). */
+  abandon(reason: unknown): void {
+    const fail = this.#fail;
+    this.#answer = undefined;
+    this.#fail = undefined;
+    fail?.(reason);
+  }
+
+  #interrupt(request: InputRequest): Interrupt {
+    const interrupt: Interrupt = {
+      callId: this.call.callId,
+      toolName: this.call.name,
+      arguments: parseArguments(this.call.arguments),
+      mode: request.mode,
+    };
+    if (request.message !== undefined) interrupt.message = request.message;
+    if (request.requestedSchema !== undefined) interrupt.requestedSchema = request.requestedSchema;
+    if (request.url !== undefined) interrupt.url = request.url;
+    if (request.elicitationId !== undefined) interrupt.elicitationId = request.elicitationId;
+    if (request.reissued === true) interrupt.reissued = true;
+    return interrupt;
+  }
+
+  #set(phase: CallTaskPhase): void {
+    this.#phase = phase;
+    for (const listener of [...this.#listeners]) listener();
+  }
+}
+
+/** Resolves once no task is running (each is waiting or settled). */
+export function whenQuiet(tasks: readonly CallTask[]): Promise<void> {
+  return new Promise((resolve) => {
+    const unsubscribers: (() => void)[] = [];
+    const check = () => {
+      if (tasks.some((task) => task.phase.phase === 'running')) return;
+      for (const unsubscribe of unsubscribers) unsubscribe();
+      resolve();
+    };
+    for (const task of tasks) unsubscribers.push(task.onChange(check));
+    check();
+  });
+}
+
+/** The parsed arguments of a call, or the raw string when it is not JSON. */
+export function parseArguments(raw: string): unknown {
+  try {
+    return raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}

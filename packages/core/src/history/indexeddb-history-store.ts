@@ -1,0 +1,386 @@
+import { wrap, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
+import { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { Item } from '../items.ts';
+import {
+  titleFromItems,
+  type HistoryStore,
+  type RunRecord,
+  type ThreadSummary,
+} from './history-store.ts';
+
+/** Options of {@link IndexedDbHistoryStore}. */
+export interface IndexedDbHistoryStoreOptions {
+  /** Name of the IndexedDB database. Default `'switchboard'`. */
+  databaseName?: string;
+  /**
+   * The IndexedDB factory. Default `globalThis.indexedDB`. Meant for tests (a fresh
+   * `new IDBFactory()` from `fake-indexeddb` per test). `idb` checks values with `instanceof`
+   * against the global `IDBRequest`, `IDBObjectStore`, … classes and ranges are built with the
+   * global `IDBKeyRange`, so the factory must come from the same implementation as those globals
+   * (under Node: `import 'fake-indexeddb/auto'`).
+   */
+  indexedDB?: IDBFactory;
+}
+
+/** The schema version this code writes. Bump it and add a step to `upgradeDatabase` to migrate. */
+const DATABASE_VERSION = 1;
+const DEFAULT_DATABASE_NAME = 'switchboard';
+const DEFAULT_TITLE = 'New thread';
+
+/** A thread's row in the `threads` store: its summary and where its title came from. */
+interface ThreadRow extends ThreadSummary {
+  /** `auto`: taken from the first user message; `user`: set by `renameThread`, kept from then on. */
+  titleSource: 'auto' | 'user';
+}
+
+interface HistoryDatabase extends DBSchema {
+  threads: { key: string; value: ThreadRow; indexes: { updatedAt: number } };
+  runs: { key: string; value: RunRecord; indexes: { threadId_createdAt: [string, number] } };
+}
+
+type HistoryStoreName = StoreNames<HistoryDatabase>;
+type HistoryTransaction<Mode extends IDBTransactionMode> = IDBPTransaction<
+  HistoryDatabase,
+  HistoryStoreName[],
+  Mode
+>;
+
+/**
+ * A {@link HistoryStore} in IndexedDB (via `idb`), for browsers: threads survive page reloads.
+ *
+ * Database `databaseName` (schema version 1) holds two object stores:
+ * - `threads`, keyed by `threadId`: title, `titleSource`, `createdAt`, `updatedAt` (ms epoch),
+ *   indexed by `updatedAt`;
+ * - `runs`, keyed by `runId`: one {@link RunRecord} per row, stored as it is (structured clone,
+ *   `state` included), indexed by `[threadId, createdAt]`.
+ *
+ * `saveRun` writes that one run row and its thread's row in one transaction, never the rest of
+ * the thread, so appending a run costs O(its items). A thread's title is its first user message
+ * until `renameThread` sets one.
+ *
+ * The database opens lazily on first use and stays open until {@link close}. When another tab
+ * asks to upgrade the schema (`versionchange`), this store closes its connection so the upgrade
+ * is not blocked; the next call reopens it (and fails with `history_error` if the database is now
+ * at a newer version than this code knows). When this store's own upgrade is blocked by an old
+ * connection elsewhere, calls wait until that connection closes or their `signal` aborts.
+ *
+ * Every method rejects with `SwitchboardError` `history_error` (with the IndexedDB error as
+ * `cause`) when IndexedDB is unavailable or a transaction fails, and with `aborted` when its
+ * `signal` aborts. A write whose transaction was aborted wrote nothing; a write that committed
+ * just before the abort was noticed stays committed.
+ */
+export class IndexedDbHistoryStore implements HistoryStore {
+  readonly #databaseName: string;
+  readonly #factory: IDBFactory | undefined;
+  #database: Promise<IDBPDatabase<HistoryDatabase>> | undefined;
+
+  constructor(options: IndexedDbHistoryStoreOptions = {}) {
+    this.#databaseName = options.databaseName ?? DEFAULT_DATABASE_NAME;
+    this.#factory = options.indexedDB;
+  }
+
+  /** The thread's items, oldest run first; `[]` for an unknown thread. */
+  async loadItems(threadId: string, options: { signal?: AbortSignal } = {}): Promise<Item[]> {
+    return (await this.loadRuns(threadId, options)).flatMap((run) => run.items);
+  }
+
+  /** The thread's run rows ordered by `createdAt` (then `runId`); `[]` for an unknown thread. */
+  async loadRuns(threadId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord[]> {
+    return await this.#transact(['runs'], 'readonly', options.signal, 'load the thread', (tx) =>
+      tx.objectStore('runs').index('threadId_createdAt').getAll(threadRange(threadId)),
+    );
+  }
+
+  /**
+   * Inserts or replaces the row of `run.runId` and updates its thread's row (created when new),
+   * in one transaction: exactly one `put` per store.
+   *
+   * @throws SwitchboardError `invalid_input` when an id is not a string or a time is not a
+   *   finite number (IndexedDB would silently leave such a row out of the thread's index);
+   *   `history_error` when the run is not structured-cloneable or the transaction fails.
+   */
+  async saveRun(run: RunRecord, options: { signal?: AbortSignal } = {}): Promise<void> {
+    assertRunRecord(run);
+    await this.#transact(
+      ['threads', 'runs'],
+      'readwrite',
+      options.signal,
+      'save the run',
+      async (tx) => {
+        const threads = tx.objectStore('threads');
+        const existing = await threads.get(run.threadId);
+        const thread: ThreadRow = existing ?? {
+          threadId: run.threadId,
+          title: DEFAULT_TITLE,
+          titleSource: 'auto',
+          createdAt: run.createdAt,
+          updatedAt: run.updatedAt,
+        };
+        thread.createdAt = Math.min(thread.createdAt, run.createdAt);
+        thread.updatedAt = Math.max(thread.updatedAt, run.updatedAt);
+        if (thread.titleSource === 'auto' && thread.title === DEFAULT_TITLE) {
+          thread.title = titleFromItems(run.items) ?? DEFAULT_TITLE;
+        }
+        await Promise.all([tx.objectStore('runs').put(run), threads.put(thread)]);
+      },
+    );
+  }
+
+  /** Threads, most recently updated first. */
+  async listThreads(options: { signal?: AbortSignal } = {}): Promise<ThreadSummary[]> {
+    const rows = await this.#transact(
+      ['threads'],
+      'readonly',
+      options.signal,
+      'list threads',
+      (tx) => tx.objectStore('threads').index('updatedAt').getAll(),
+    );
+    return rows.reverse().map(({ threadId, title, createdAt, updatedAt }) => ({
+      threadId,
+      title,
+      createdAt,
+      updatedAt,
+    }));
+  }
+
+  /** Sets a thread's title; it is kept from then on. Unknown ids are ignored. */
+  async renameThread(
+    threadId: string,
+    title: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    await this.#transact(
+      ['threads'],
+      'readwrite',
+      options.signal,
+      'rename the thread',
+      async (tx) => {
+        const threads = tx.objectStore('threads');
+        const thread = await threads.get(threadId);
+        if (thread === undefined) return;
+        await threads.put({ ...thread, title, titleSource: 'user' });
+      },
+    );
+  }
+
+  /** Removes a thread and all its runs in one transaction. Unknown ids are ignored. */
+  async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.#transact(
+      ['threads', 'runs'],
+      'readwrite',
+      options.signal,
+      'delete the thread',
+      async (tx) => {
+        const runs = tx.objectStore('runs');
+        const runIds = await runs.index('threadId_createdAt').getAllKeys(threadRange(threadId));
+        await Promise.all([
+          tx.objectStore('threads').delete(threadId),
+          ...runIds.map((runId) => runs.delete(runId)),
+        ]);
+      },
+    );
+  }
+
+  /**
+   * Closes the database connection (once pending transactions finish). Calls made afterwards
+   * open it again. Idempotent.
+   */
+  close(): void {
+    const database = this.#database;
+    this.#database = undefined;
+    void database?.then(
+      (connection) => connection.close(),
+      () => undefined,
+    );
+  }
+
+  /** Runs `body` in one transaction and resolves once the transaction has committed. */
+  async #transact<Result, Mode extends IDBTransactionMode>(
+    storeNames: HistoryStoreName[],
+    mode: Mode,
+    signal: AbortSignal | undefined,
+    what: string,
+    body: (tx: HistoryTransaction<Mode>) => Promise<Result>,
+  ): Promise<Result> {
+    throwIfAborted(signal);
+    const database = await abortable(this.#open(), signal);
+    throwIfAborted(signal);
+    let tx: HistoryTransaction<Mode>;
+    try {
+      tx = database.transaction(storeNames, mode);
+    } catch (error) {
+      throw toHistoryError(error, what, signal);
+    }
+    const done = tx.done;
+    done.catch(() => undefined);
+    const abortTransaction = () => {
+      try {
+        tx.abort();
+      } catch {
+        // Already committed or aborted.
+      }
+    };
+    signal?.addEventListener('abort', abortTransaction, { once: true });
+    try {
+      let result: Result;
+      try {
+        result = await body(tx);
+      } catch (error) {
+        // A synchronous failure (such as DataCloneError) leaves the transaction active: abort it
+        // so that nothing queued before it commits.
+        abortTransaction();
+        throw error;
+      }
+      await done;
+      throwIfAborted(signal);
+      return result;
+    } catch (error) {
+      throw toHistoryError(error, what, signal);
+    } finally {
+      signal?.removeEventListener('abort', abortTransaction);
+    }
+  }
+
+  /** The open database, opening it on first use (single flight; a failure is retried later). */
+  #open(): Promise<IDBPDatabase<HistoryDatabase>> {
+    if (this.#database === undefined) {
+      const forget = () => {
+        if (this.#database === database) this.#database = undefined;
+      };
+      const database = openHistoryDatabase(this.#factory, this.#databaseName, forget);
+      database.catch(forget);
+      this.#database = database;
+    }
+    return this.#database;
+  }
+}
+
+/** Opens (and creates or upgrades) the database; `onGone` runs when the connection closes. */
+async function openHistoryDatabase(
+  factory: IDBFactory | undefined,
+  name: string,
+  onGone: () => void,
+): Promise<IDBPDatabase<HistoryDatabase>> {
+  const indexedDB = factory ?? (globalThis.indexedDB as IDBFactory | undefined);
+  if (
+    indexedDB === undefined ||
+    typeof globalThis.IDBRequest === 'undefined' ||
+    typeof globalThis.IDBKeyRange === 'undefined'
+  ) {
+    throw new SwitchboardError(
+      'history_error',
+      'IndexedDB is not available here (under Node, import "fake-indexeddb/auto" or use another HistoryStore).',
+    );
+  }
+  let database: IDBPDatabase<HistoryDatabase>;
+  try {
+    const request = indexedDB.open(name, DATABASE_VERSION);
+    request.addEventListener('upgradeneeded', (event) => {
+      const transaction = request.transaction;
+      if (transaction === null) return;
+      upgradeDatabase(
+        wrap(request.result) as unknown as IDBPDatabase<HistoryDatabase>,
+        event.oldVersion,
+        wrap(transaction) as unknown as HistoryTransaction<'versionchange'>,
+      );
+    });
+    database = (await wrap(request)) as unknown as IDBPDatabase<HistoryDatabase>;
+  } catch (error) {
+    throw new SwitchboardError(
+      'history_error',
+      `Could not open the IndexedDB database "${name}": ${describeError(error)}`,
+      { cause: error },
+    );
+  }
+  // Another tab wants to upgrade or delete the database: step aside instead of blocking it.
+  database.addEventListener('versionchange', () => {
+    database.close();
+    onGone();
+  });
+  // The browser closed the connection (storage cleared, disk error).
+  database.addEventListener('close', onGone);
+  return database;
+}
+
+/**
+ * Creates or migrates the schema from `oldVersion` to {@link DATABASE_VERSION}, one step per
+ * version, inside the `versionchange` transaction (use it to migrate rows).
+ */
+function upgradeDatabase(
+  database: IDBPDatabase<HistoryDatabase>,
+  oldVersion: number,
+  _transaction: HistoryTransaction<'versionchange'>,
+): void {
+  if (oldVersion < 1) {
+    const threads = database.createObjectStore('threads', { keyPath: 'threadId' });
+    threads.createIndex('updatedAt', 'updatedAt');
+    const runs = database.createObjectStore('runs', { keyPath: 'runId' });
+    runs.createIndex('threadId_createdAt', ['threadId', 'createdAt']);
+  }
+  // Version 2: `if (oldVersion < 2) { … }`, reading and rewriting rows through `_transaction`.
+}
+
+/** Every `[threadId, createdAt]` index key of one thread. */
+function threadRange(threadId: string): IDBKeyRange {
+  return IDBKeyRange.bound([threadId, -Infinity], [threadId, Infinity]);
+}
+
+function assertRunRecord(run: RunRecord): void {
+  if (typeof run.runId !== 'string' || typeof run.threadId !== 'string') {
+    throw new SwitchboardError('invalid_input', 'A run needs string runId and threadId.');
+  }
+  if (!Number.isFinite(run.createdAt) || !Number.isFinite(run.updatedAt)) {
+    throw new SwitchboardError(
+      'invalid_input',
+      `Run ${run.runId}: createdAt and updatedAt must be finite numbers (ms since the epoch).`,
+    );
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new SwitchboardError('aborted', 'The history operation was aborted.', {
+      cause: signal.reason,
+    });
+  }
+}
+
+/** `promise`, or a rejection with `aborted` as soon as `signal` aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      try {
+        throwIfAborted(signal);
+      } catch (error) {
+        reject(error);
+      }
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function toHistoryError(
+  error: unknown,
+  what: string,
+  signal: AbortSignal | undefined,
+): SwitchboardError {
+  if (error instanceof SwitchboardError) return error;
+  if (signal?.aborted) {
+    return new SwitchboardError('aborted', 'The history operation was aborted.', {
+      cause: signal.reason,
+    });
+  }
+  return new SwitchboardError('history_error', `Could not ${what}: ${describeError(error)}`, {
+    cause: error,
+  });
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error || error instanceof DOMException) {
+    return `${error.name}: ${error.message}`;
+  }
+  return String(error);
+}

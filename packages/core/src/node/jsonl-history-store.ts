@@ -1,0 +1,379 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SwitchboardError } from '../errors/switchboard-error.ts';
+import {
+  titleFromItems,
+  type HistoryStore,
+  type RunRecord,
+  type ThreadSummary,
+} from '../history/history-store.ts';
+import type { Item } from '../items.ts';
+
+/** Options of {@link JsonlHistoryStore}. */
+export interface JsonlHistoryStoreOptions {
+  /** The directory for the files; created (with its parents) on the first write. */
+  directory: string;
+}
+
+/** A thread's entry in `threads.json`. */
+interface ThreadEntry {
+  title: string;
+  /** `auto`: taken from the first user message; `user`: set by `renameThread`, kept from then on. */
+  titleSource: 'auto' | 'user';
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The content of `threads.json`. */
+interface ThreadIndex {
+  version: 1;
+  threads: Record<string, ThreadEntry>;
+}
+
+const INDEX_FILE = 'threads.json';
+const DEFAULT_TITLE = 'New thread';
+/** Longest encoded thread id kept as it is; longer ones are shortened with a hash (bytes). */
+const MAX_ENCODED_LENGTH = 160;
+const UTF8 = new TextEncoder();
+/** A UTF-16 code unit that is half of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Device names Windows reserves whatever the extension. */
+const RESERVED_NAMES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+
+/**
+ * A {@link HistoryStore} in files, for Node (`@switchboard/core/node`):
+ *
+ * - `<encoded threadId>.jsonl`: one JSON line per saved run row. Saving a run appends one line,
+ *   so appending a run costs O(its items); saving the same `runId` again appends a newer line
+ *   and readers keep the last line per `runId` (at the place of its first line).
+ * - `threads.json`: `{ version: 1, threads: { [threadId]: { title, titleSource, createdAt,
+ *   updatedAt } } }`, rewritten atomically (temporary file, fsync, rename) on every change.
+ *
+ * File names are safe for any thread id on any file system: characters other than `a-z`, `0-9`,
+ * `-` and `_` become `~` and two lowercase hex digits per UTF-8 byte (so `Thread` and `thread`
+ * differ on case-insensitive disks), Windows device names get their first letter escaped, the
+ * empty id is `~`, and encodings longer than 160 characters (and ids with lone surrogates) are
+ * cut and suffixed with `~~` and a SHA-256 of the id.
+ *
+ * A line that does not parse as a run of this thread (such as a torn last line after a crash)
+ * is skipped, and the next append starts on a new line. Calls on one instance are serialised;
+ * several processes (or instances) writing the same directory at once are not supported.
+ *
+ * Every method rejects with `SwitchboardError` `history_error` (file system error as `cause`)
+ * and with `aborted` when its `signal` aborts (checked before and after every file operation).
+ */
+export class JsonlHistoryStore implements HistoryStore {
+  readonly #directory: string;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: JsonlHistoryStoreOptions) {
+    this.#directory = options.directory;
+  }
+
+  /** The thread's items, oldest run first; `[]` for an unknown thread. */
+  async loadItems(threadId: string, options: { signal?: AbortSignal } = {}): Promise<Item[]> {
+    return (await this.loadRuns(threadId, options)).flatMap((run) => run.items);
+  }
+
+  /**
+   * The thread's run rows ordered by `createdAt` (ties: order of first save); `[]` for an unknown
+   * thread. Malformed lines are skipped.
+   */
+  async loadRuns(threadId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord[]> {
+    const { signal } = options;
+    return await this.#exclusive(signal, 'load the thread', async () => {
+      const text = await readTextFile(this.#threadPath(threadId), signal);
+      throwIfAborted(signal);
+      const runs = new Map<string, RunRecord>();
+      for (const line of (text ?? '').split('\n')) {
+        const run = parseRunLine(line, threadId);
+        if (run !== undefined) runs.set(run.runId, run);
+      }
+      return [...runs.values()].sort((a, b) => a.createdAt - b.createdAt);
+    });
+  }
+
+  /**
+   * Appends the run's row to its thread's file and updates `threads.json`.
+   *
+   * @throws SwitchboardError `invalid_input` when an id is not a string, a time is not a finite
+   *   number, or the run is not JSON-serialisable; `history_error` when a file cannot be written.
+   */
+  async saveRun(run: RunRecord, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const line = serialiseRun(run);
+    const { signal } = options;
+    await this.#exclusive(signal, 'save the run', async () => {
+      await mkdir(this.#directory, { recursive: true });
+      throwIfAborted(signal);
+      await appendLine(this.#threadPath(run.threadId), line);
+      throwIfAborted(signal);
+      const index = await this.#readIndex(signal);
+      const thread: ThreadEntry = index.threads[run.threadId] ?? {
+        title: DEFAULT_TITLE,
+        titleSource: 'auto',
+        createdAt: run.createdAt,
+        updatedAt: run.updatedAt,
+      };
+      thread.createdAt = Math.min(thread.createdAt, run.createdAt);
+      thread.updatedAt = Math.max(thread.updatedAt, run.updatedAt);
+      if (thread.titleSource === 'auto' && thread.title === DEFAULT_TITLE) {
+        thread.title = titleFromItems(run.items) ?? DEFAULT_TITLE;
+      }
+      index.threads[run.threadId] = thread;
+      await this.#writeIndex(index, signal);
+    });
+  }
+
+  /** Threads, most recently updated first. */
+  async listThreads(options: { signal?: AbortSignal } = {}): Promise<ThreadSummary[]> {
+    const { signal } = options;
+    return await this.#exclusive(signal, 'list threads', async () => {
+      const index = await this.#readIndex(signal);
+      return Object.entries(index.threads)
+        .map(([threadId, { title, createdAt, updatedAt }]) => ({
+          threadId,
+          title,
+          createdAt,
+          updatedAt,
+        }))
+        .sort((a, b) => b.updatedAt - a.updatedAt);
+    });
+  }
+
+  /** Sets a thread's title; it is kept from then on. Unknown ids are ignored. */
+  async renameThread(
+    threadId: string,
+    title: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    const { signal } = options;
+    await this.#exclusive(signal, 'rename the thread', async () => {
+      const index = await this.#readIndex(signal);
+      const thread = index.threads[threadId];
+      if (thread === undefined) return;
+      index.threads[threadId] = { ...thread, title, titleSource: 'user' };
+      await this.#writeIndex(index, signal);
+    });
+  }
+
+  /**
+   * Removes the thread's file, then its `threads.json` entry (a crash in between leaves an empty
+   * thread listed, never runs that reappear). Unknown ids are ignored.
+   */
+  async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const { signal } = options;
+    await this.#exclusive(signal, 'delete the thread', async () => {
+      await rm(this.#threadPath(threadId), { force: true });
+      throwIfAborted(signal);
+      const index = await this.#readIndex(signal);
+      if (!Object.hasOwn(index.threads, threadId)) return;
+      delete index.threads[threadId];
+      await this.#writeIndex(index, signal);
+    });
+  }
+
+  #threadPath(threadId: string): string {
+    return join(this.#directory, `${encodeThreadId(threadId)}.jsonl`);
+  }
+
+  async #readIndex(signal: AbortSignal | undefined): Promise<ThreadIndex> {
+    const text = await readTextFile(join(this.#directory, INDEX_FILE), signal);
+    throwIfAborted(signal);
+    if (text === undefined) return { version: 1, threads: emptyRecord() };
+    let index: unknown;
+    try {
+      index = JSON.parse(text);
+    } catch (error) {
+      throw new SwitchboardError('history_error', `${INDEX_FILE} is not valid JSON.`, {
+        cause: error,
+      });
+    }
+    if (!isThreadIndex(index)) {
+      throw new SwitchboardError('history_error', `${INDEX_FILE} has an unknown shape or version.`);
+    }
+    // A null-prototype record, so that thread ids such as `__proto__` are plain keys.
+    return { version: 1, threads: Object.assign(emptyRecord(), index.threads) };
+  }
+
+  /** Writes `threads.json` atomically: temporary file, fsync, rename over the old one. */
+  async #writeIndex(index: ThreadIndex, signal: AbortSignal | undefined): Promise<void> {
+    throwIfAborted(signal);
+    await mkdir(this.#directory, { recursive: true });
+    const target = join(this.#directory, INDEX_FILE);
+    const temporary = `${target}.${randomUUID()}.tmp`;
+    try {
+      const handle = await open(temporary, 'w');
+      try {
+        await handle.writeFile(`${JSON.stringify(index)}\n`, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Runs `task` after every earlier call of this instance has finished. */
+  #exclusive<Result>(
+    signal: AbortSignal | undefined,
+    what: string,
+    task: () => Promise<Result>,
+  ): Promise<Result> {
+    const result = this.#queue.then(async () => {
+      throwIfAborted(signal);
+      try {
+        const value = await task();
+        throwIfAborted(signal);
+        return value;
+      } catch (error) {
+        throw toHistoryError(error, what, signal);
+      }
+    });
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+}
+
+/**
+ * The file name (without extension) of a thread: reversible escaping of everything outside
+ * `[a-z0-9_-]`, or a cut escape plus a SHA-256 when the escape would be too long.
+ */
+export function encodeThreadId(threadId: string): string {
+  if (threadId === '') return '~';
+  if (LONE_SURROGATE.test(threadId)) {
+    // UTF-8 would turn every lone surrogate into U+FFFD: hash the UTF-16 code units instead.
+    return `~~${createHash('sha256').update(Buffer.from(threadId, 'utf16le')).digest('hex')}`;
+  }
+  let encoded = '';
+  for (const character of threadId) {
+    if (/^[a-z0-9_-]$/.test(character)) {
+      encoded += character;
+    } else {
+      for (const byte of UTF8.encode(character)) {
+        encoded += `~${byte.toString(16).padStart(2, '0')}`;
+      }
+    }
+  }
+  if (RESERVED_NAMES.test(encoded)) {
+    encoded = `~${encoded.charCodeAt(0).toString(16)}${encoded.slice(1)}`;
+  }
+  if (encoded.length > MAX_ENCODED_LENGTH) {
+    // `~~` never occurs in an escape (every `~` there is followed by two hex digits).
+    const digest = createHash('sha256').update(threadId, 'utf8').digest('hex');
+    encoded = `${encoded.slice(0, MAX_ENCODED_LENGTH - 66)}~~${digest}`;
+  }
+  return encoded;
+}
+
+/** The file's text, or `undefined` when it does not exist. */
+async function readTextFile(
+  path: string,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
+  try {
+    return await readFile(path, { encoding: 'utf8', ...(signal === undefined ? {} : { signal }) });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Appends `line` (which ends with a newline). When the file does not end with a newline (a torn
+ * write), a newline goes first so the torn line stays alone and is skipped by readers.
+ */
+async function appendLine(path: string, line: string): Promise<void> {
+  const handle = await open(path, 'a+');
+  try {
+    const { size } = await handle.stat();
+    let prefix = '';
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) prefix = '\n';
+    }
+    await handle.appendFile(prefix + line, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+function serialiseRun(run: RunRecord): string {
+  if (typeof run.runId !== 'string' || typeof run.threadId !== 'string') {
+    throw new SwitchboardError('invalid_input', 'A run needs string runId and threadId.');
+  }
+  if (!Number.isFinite(run.createdAt) || !Number.isFinite(run.updatedAt)) {
+    throw new SwitchboardError(
+      'invalid_input',
+      `Run ${run.runId}: createdAt and updatedAt must be finite numbers (ms since the epoch).`,
+    );
+  }
+  try {
+    return `${JSON.stringify(run)}\n`;
+  } catch (error) {
+    throw new SwitchboardError('invalid_input', `Run ${run.runId} is not JSON-serialisable.`, {
+      cause: error,
+    });
+  }
+}
+
+/** The run on `line`, or `undefined` for a blank, malformed or foreign line. */
+function parseRunLine(line: string, threadId: string): RunRecord | undefined {
+  if (line.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const run = value as Partial<RunRecord>;
+  if (
+    typeof run.runId !== 'string' ||
+    run.threadId !== threadId ||
+    typeof run.createdAt !== 'number' ||
+    typeof run.updatedAt !== 'number' ||
+    typeof run.status !== 'string' ||
+    !Array.isArray(run.items)
+  ) {
+    return undefined;
+  }
+  return value as RunRecord;
+}
+
+function emptyRecord(): Record<string, ThreadEntry> {
+  return Object.create(null) as Record<string, ThreadEntry>;
+}
+
+function isThreadIndex(value: unknown): value is ThreadIndex {
+  if (typeof value !== 'object' || value === null) return false;
+  const index = value as Partial<ThreadIndex>;
+  return index.version === 1 && typeof index.threads === 'object' && index.threads !== null;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new SwitchboardError('aborted', 'The history operation was aborted.', {
+      cause: signal.reason,
+    });
+  }
+}
+
+function toHistoryError(
+  error: unknown,
+  what: string,
+  signal: AbortSignal | undefined,
+): SwitchboardError {
+  if (error instanceof SwitchboardError) return error;
+  if (signal?.aborted) {
+    return new SwitchboardError('aborted', 'The history operation was aborted.', {
+      cause: signal.reason,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new SwitchboardError('history_error', `Could not ${what}: ${message}`, { cause: error });
+}

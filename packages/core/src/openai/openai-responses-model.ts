@@ -1,0 +1,206 @@
+import OpenAI from 'openai';
+import type { ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
+import { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { Usage } from '../items.ts';
+import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
+import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
+import { openaiFailure } from './openai-failure.ts';
+import { OpenAIToolSchemas } from './openai-tool-schemas.ts';
+import { toResponsesInput } from './to-responses-input.ts';
+
+/** Options of {@link openaiResponsesModel}. */
+export interface OpenAIResponsesModelOptions {
+  /** Model name, e.g. `gpt-5-mini`. */
+  model: string;
+  /** API key. For local servers that speak the Responses API, any non-empty string. */
+  apiKey?: string;
+  /** Base URL of a Responses API, e.g. `http://127.0.0.1:8000/v1`. Default OpenAI's. */
+  baseURL?: string;
+  /** A ready client instead of `apiKey` / `baseURL` / `maxRetries`. */
+  client?: OpenAI;
+  /**
+   * Retries the SDK makes on 408 / 409 / 429 / 5xx and connection errors, honouring
+   * `retry-after` (otherwise exponential backoff from 0.5 s). Default 2.
+   */
+  maxRetries?: number;
+  /**
+   * Extra request body fields, e.g. `{ reasoning: { effort: 'low', summary: 'auto' } }` (needed
+   * for OpenAI to stream reasoning summaries) or `{ store: false }`.
+   */
+  requestOptions?: Record<string, unknown>;
+  /**
+   * Sends each tool with `strict: true` when its schema can be made strict (see
+   * `toStrictSchema`), so the model's arguments always match it; a tool whose schema cannot is
+   * sent with `strict: false` and reported once through `onWarning`. Default false: every tool is
+   * sent with `strict: false` (the Responses API would otherwise default to strict).
+   */
+  strict?: boolean;
+  /** Receives warnings (a tool sent non-strict despite `strict`). Default `console.warn`. */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * A {@link Model} on the OpenAI Responses API (`client.responses.create({ stream: true })`)
+ * through the official `openai` SDK. The whole history is sent as `input` items on every call
+ * (no `previous_response_id`), the instructions as `instructions`.
+ *
+ * Streams text (`response.output_text.delta`; refusals as text too), reasoning
+ * (`response.reasoning_summary_text.delta` and `response.reasoning_text.delta`, summary parts
+ * separated by a blank line) and tool calls (`function_call` output items, arguments joined from
+ * `response.function_call_arguments.delta`; emitted once the response completed, raw even when
+ * not valid JSON). Usage comes from `response.completed` (or `response.incomplete`), normalised
+ * to `{ inputTokens, outputTokens, cachedInputTokens, reasoningTokens }`.
+ *
+ * Failures throw a `SwitchboardError`: `aborted` when the signal aborts; `model_error` with
+ * `details.status` for HTTP errors (401 bad key, 429 after the SDK's retries, 5xx); `model_error`
+ * for an `error` or `response.failed` event, and when the stream ends before
+ * `response.completed` (a cut connection is never a partial success).
+ *
+ * In a browser the key is visible to the page's user: use it with the user's own key or a local
+ * server only (`dangerouslyAllowBrowser` is set for that reason).
+ */
+export function openaiResponsesModel(options: OpenAIResponsesModelOptions): Model {
+  const client =
+    options.client ??
+    new OpenAI({
+      apiKey: options.apiKey ?? 'not-needed',
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      maxRetries: options.maxRetries ?? 2,
+      dangerouslyAllowBrowser: true,
+    });
+  const schemas = new OpenAIToolSchemas(options);
+  return {
+    provider: 'openai-responses',
+    modelId: options.model,
+    stream: (request, { signal }) => streamResponses(client, options, schemas, request, signal),
+  };
+}
+
+interface PendingCall {
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+async function* streamResponses(
+  client: OpenAI,
+  options: OpenAIResponsesModelOptions,
+  schemas: OpenAIToolSchemas,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncIterable<ModelEvent> {
+  const calls = new Map<number, PendingCall>();
+  let usage: Usage | undefined;
+  let finished = false;
+  let streamOpened = false;
+  try {
+    const stream = await client.responses.create(
+      {
+        ...options.requestOptions,
+        model: options.model,
+        input: toResponsesInput(request.items),
+        ...(request.instructions === undefined || request.instructions === ''
+          ? {}
+          : { instructions: request.instructions }),
+        ...(request.tools.length === 0
+          ? {}
+          : {
+              tools: schemas.convert(request.tools).map((tool) => ({
+                type: 'function' as const,
+                name: tool.name,
+                description: tool.description,
+                parameters: tool.parameters,
+                strict: tool.strict,
+              })),
+            }),
+        stream: true,
+      },
+      { signal },
+    );
+    streamOpened = true;
+    for await (const event of stream as AsyncIterable<ResponseStreamEvent>) {
+      switch (event.type) {
+        case 'response.output_text.delta':
+        case 'response.refusal.delta':
+          if (event.delta !== '') yield { type: 'text.delta', delta: event.delta };
+          break;
+        case 'response.reasoning_summary_part.added':
+          if (event.summary_index > 0) yield { type: 'reasoning.delta', delta: '\n\n' };
+          break;
+        case 'response.reasoning_summary_text.delta':
+        case 'response.reasoning_text.delta':
+          if (event.delta !== '') yield { type: 'reasoning.delta', delta: event.delta };
+          break;
+        case 'response.output_item.added':
+        case 'response.output_item.done':
+          if (event.item.type === 'function_call') {
+            const known = calls.get(event.output_index);
+            calls.set(event.output_index, {
+              callId: event.item.call_id,
+              name: event.item.name,
+              arguments:
+                event.type === 'response.output_item.done' || known === undefined
+                  ? event.item.arguments
+                  : known.arguments,
+            });
+          }
+          break;
+        case 'response.function_call_arguments.delta': {
+          const call = calls.get(event.output_index);
+          if (call !== undefined) call.arguments += event.delta;
+          break;
+        }
+        case 'response.function_call_arguments.done': {
+          const call = calls.get(event.output_index);
+          if (call !== undefined) call.arguments = event.arguments;
+          break;
+        }
+        case 'response.completed':
+        case 'response.incomplete':
+          if (event.response.usage) usage = toUsage(event.response.usage);
+          finished = true;
+          break;
+        case 'response.failed':
+          throw new SwitchboardError(
+            'model_error',
+            `The model provider reported a failed response: ${
+              event.response.error?.message ?? 'no reason given'
+            }.`,
+          );
+        case 'error':
+          throw new SwitchboardError(
+            'model_error',
+            `The model provider reported an error: ${event.message}.`,
+          );
+        default:
+          break;
+      }
+    }
+  } catch (error) {
+    throw toModelError(error, signal, openaiFailure(error, streamOpened));
+  }
+  // The SDK ends the iteration quietly when its request is aborted.
+  if (signal.aborted) throw toModelError(signal.reason, signal, openaiFailure(undefined, true));
+  if (!finished) throw incompleteStreamError();
+  for (const [index, call] of [...calls].sort(([a], [b]) => a - b)) {
+    yield {
+      type: 'tool.call',
+      callId: call.callId || `call_${index}_${crypto.randomUUID().slice(0, 8)}`,
+      name: call.name,
+      arguments: schemas.restoreArguments(request.tools, call.name, call.arguments),
+    };
+  }
+  yield usage === undefined ? { type: 'done' } : { type: 'done', usage };
+}
+
+function toUsage(usage: ResponseUsage): Usage {
+  const normalised: Usage = {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+  };
+  const cached = usage.input_tokens_details?.cached_tokens;
+  if (typeof cached === 'number') normalised.cachedInputTokens = cached;
+  const reasoning = usage.output_tokens_details?.reasoning_tokens;
+  if (typeof reasoning === 'number') normalised.reasoningTokens = reasoning;
+  return normalised;
+}

@@ -1,0 +1,351 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { SwitchboardError } from '../../errors/switchboard-error.ts';
+import { handleControlRoute } from './control-routes.ts';
+import type { ControlContext } from './control-routes.ts';
+import { createDemoServerState } from './demo-server-state.ts';
+import { createFaultSwitches } from './fault-switches.ts';
+import type { FaultSwitches } from './fault-switches.ts';
+import {
+  applyCorsHeaders,
+  headerValue,
+  readRequestBody,
+  rpcMethodOf,
+  rpcRequestIdOf,
+  sendJson,
+  sendJsonRpcError,
+  sendText,
+  sleep,
+} from './http-support.ts';
+import { LEGACY_MESSAGES_PATH, createLegacySseEndpoint } from './legacy-sse-endpoint.ts';
+import { createLegacyStreamableEndpoint } from './legacy-streamable-endpoint.ts';
+import { createModernEndpoint } from './modern-endpoint.ts';
+import { cutEventStream, trackResponseStatus } from './request-log.ts';
+import type { RequestLogEntry } from './request-log.ts';
+
+/** Options of {@link startDemoServer}. */
+export interface DemoServerOptions {
+  /** TCP port on 127.0.0.1. Default 0: an ephemeral port chosen by the system. */
+  port?: number;
+  /** Number of filler tools `tool_000` … added to the 8 named tools. Default 160. */
+  toolCount?: number;
+  /** Tools per `tools/list` page on every endpoint. Default 20. */
+  pageSize?: number;
+  /** Aborting closes the server (as `close()` does); already aborted → the start rejects. */
+  signal?: AbortSignal;
+}
+
+/** A running demo MCP server (one `node:http` server on 127.0.0.1). */
+export interface DemoServer {
+  /** Base URL without a trailing slash: `http://127.0.0.1:PORT`. */
+  url: string;
+  /** 2026-07-28 endpoint (stateless, MRTR): `${url}/modern/mcp`. */
+  modernUrl: string;
+  /** 2025-era Streamable HTTP endpoint with sessions: `${url}/legacy/mcp`. */
+  legacyUrl: string;
+  /** Legacy HTTP+SSE transport (2024-11-05): `${url}/legacy/sse`. */
+  legacySseUrl: string;
+  /** Live fault switches (also reachable over HTTP at `/control/faults`). */
+  faults: FaultSwitches;
+  /** Every request received, oldest first (a live array). */
+  log: RequestLogEntry[];
+  /**
+   * Closes every session and stream, stops listening and destroys every open socket. Resolves
+   * once closed (within about a second even if an endpoint is stuck); calling it again returns
+   * the same promise.
+   */
+  close(): Promise<void>;
+}
+
+type McpRoute = 'modern' | 'legacy-streamable' | 'legacy-sse' | 'legacy-messages';
+
+const MCP_ROUTES: Readonly<Record<string, McpRoute>> = {
+  '/modern/mcp': 'modern',
+  '/legacy/mcp': 'legacy-streamable',
+  '/legacy/sse': 'legacy-sse',
+  [LEGACY_MESSAGES_PATH]: 'legacy-messages',
+};
+
+/** How long `close()` waits for the SDK endpoints before destroying sockets anyway, in ms. */
+const ENDPOINT_CLOSE_GRACE_MS = 1000;
+
+/** A broken JSON-RPC response body for the `malformedJson` fault (valid prefix, then cut). */
+function malformedBody(id: string | number): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":[{"name":"trunc`;
+}
+
+function validateCount(name: string, value: number, minimum: number): number {
+  if (!Number.isSafeInteger(value) || value < minimum) {
+    throw new SwitchboardError(
+      'invalid_input',
+      `${name} must be an integer of at least ${minimum} (got ${value}).`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Starts the demo MCP server on 127.0.0.1: one `node:http` server that routes by path.
+ *
+ * - `/modern/mcp`: `@modelcontextprotocol/server` v2 (2026-07-28, stateless, MRTR `input_required`
+ *   for `book_table` form and `connect_account` URL elicitation, signed `requestState`,
+ *   `subscriptions/listen` list changes).
+ * - `/legacy/mcp`: `@modelcontextprotocol/sdk` v1 Streamable HTTP with sessions (pushed
+ *   `elicitation/create`, standalone GET stream, DELETE ends a session, unknown session → 404).
+ * - `/legacy/sse` + `/legacy/messages?sessionId=`: v1 legacy HTTP+SSE transport.
+ * - `GET|POST /control/faults`, `POST /control/tools-changed`, `GET /demo/authorize`, and
+ *   `GET /` (a JSON index of the URLs).
+ *
+ * Every endpoint lists 8 named tools (`book_table`, `connect_account`, `slow_count`,
+ * `delete_file`, `read_file`, `get_weather`, `fail`, `throw_error`) plus `toolCount` fillers,
+ * `pageSize` per `tools/list` page. Every response carries permissive CORS headers (Origin
+ * reflected, MCP headers allowed and exposed, max-age 600 s); the Origin is not validated because
+ * browsers on any local dev port must reach it, and it only binds loopback.
+ *
+ * @param options Port (default 0), `toolCount` (default 160), `pageSize` (default 20), signal.
+ * @returns The running server; always call `close()` when done.
+ * @throws SwitchboardError `invalid_input` for a bad `toolCount`/`pageSize`, `aborted` when
+ *   `signal` is already aborted; the listen error (e.g. `EADDRINUSE`) when the port is taken.
+ */
+export async function startDemoServer(options: DemoServerOptions = {}): Promise<DemoServer> {
+  const { port = 0, signal } = options;
+  const toolCount = validateCount('toolCount', options.toolCount ?? 160, 0);
+  const pageSize = validateCount('pageSize', options.pageSize ?? 20, 1);
+  if (signal?.aborted === true) {
+    throw new SwitchboardError('aborted', 'The demo server start was aborted.', {
+      cause: signal.reason,
+    });
+  }
+
+  const state = createDemoServerState(toolCount, pageSize);
+  const log: RequestLogEntry[] = [];
+  const faults = createFaultSwitches(() => {
+    legacyStreamable.expireSessions();
+    legacySse.expireSessions();
+  });
+  const modern = createModernEndpoint(state);
+  const legacyStreamable = createLegacyStreamableEndpoint(state, faults);
+  const legacySse = createLegacySseEndpoint(state);
+  const closing = new AbortController();
+  const sockets = new Set<Socket>();
+
+  const control: ControlContext = {
+    state,
+    faults,
+    notifyToolsChanged() {
+      modern.notifyToolsChanged();
+      legacyStreamable.notifyToolsChanged();
+      legacySse.notifyToolsChanged();
+    },
+    sessionCounts() {
+      return {
+        legacyStreamable: legacyStreamable.sessionCount(),
+        legacySse: legacySse.sessionCount(),
+      };
+    },
+  };
+
+  function consumeDropMidStream(): boolean {
+    if (!faults.dropMidStream) return false;
+    faults.dropMidStream = false;
+    return true;
+  }
+
+  async function serveMcp(
+    route: McpRoute,
+    method: string,
+    url: URL,
+    body: unknown,
+    entry: RequestLogEntry,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
+    const requestDone = new AbortController();
+    response.on('close', () => requestDone.abort());
+    await sleep(faults.delayMs, AbortSignal.any([requestDone.signal, closing.signal]));
+    if (response.destroyed || closing.signal.aborted) return;
+
+    const streamable = route === 'modern' || route === 'legacy-streamable';
+    if (streamable && method === 'POST') {
+      const refused = faults.refuseInitialize;
+      if (
+        refused !== null &&
+        (entry.rpcMethod === 'initialize' || entry.rpcMethod === 'server/discover')
+      ) {
+        sendText(
+          response,
+          refused,
+          `Refused by the demo server's refuseInitialize fault (${refused}).`,
+        );
+        return;
+      }
+      const id = rpcRequestIdOf(body);
+      if (faults.malformedJson && id !== undefined) {
+        faults.malformedJson = false;
+        sendText(response, 200, malformedBody(id), 'application/json');
+        return;
+      }
+    }
+    if (!(route === 'legacy-streamable' && method === 'GET')) {
+      cutEventStream(response, consumeDropMidStream);
+    }
+
+    switch (route) {
+      case 'modern':
+        await modern.handle(request, response, body);
+        return;
+      case 'legacy-streamable':
+        await legacyStreamable.handle(request, response, body);
+        return;
+      case 'legacy-sse':
+        if (method !== 'GET') {
+          sendText(response, 405, 'Method not allowed.', undefined, { allow: 'GET' });
+          return;
+        }
+        await legacySse.openStream(request, response);
+        return;
+      case 'legacy-messages':
+        if (method !== 'POST') {
+          sendText(response, 405, 'Method not allowed.', undefined, { allow: 'POST' });
+          return;
+        }
+        await legacySse.postMessage(
+          request,
+          response,
+          url.searchParams.get('sessionId') ?? undefined,
+          body,
+        );
+        return;
+    }
+  }
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const method = (request.method ?? 'GET').toUpperCase();
+    const mcpRoute = MCP_ROUTES[url.pathname];
+    applyCorsHeaders(request, response);
+
+    const entry: RequestLogEntry = {
+      method,
+      path: url.pathname,
+      status: 0,
+      receivedAt: Date.now(),
+    };
+    const sessionId =
+      headerValue(request, 'mcp-session-id') ??
+      (mcpRoute === 'legacy-messages' ? url.searchParams.get('sessionId') : null) ??
+      undefined;
+    if (sessionId !== undefined) entry.sessionId = sessionId;
+    log.push(entry);
+    trackResponseStatus(response, entry);
+
+    if (method === 'OPTIONS') {
+      response.writeHead(204, { 'content-length': '0' });
+      response.end();
+      return;
+    }
+
+    let body: unknown;
+    if (method === 'POST') {
+      let text: string;
+      try {
+        text = await readRequestBody(request);
+      } catch {
+        sendJsonRpcError(response, 413, -32000, 'Request body too large.');
+        return;
+      }
+      if (text.length > 0) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          sendJsonRpcError(response, 400, -32700, 'Parse error: the body is not valid JSON.');
+          return;
+        }
+      }
+      const rpcMethod = rpcMethodOf(body);
+      if (rpcMethod !== undefined) entry.rpcMethod = rpcMethod;
+    }
+
+    if (mcpRoute !== undefined) {
+      await serveMcp(mcpRoute, method, url, body, entry, request, response);
+      return;
+    }
+    if (handleControlRoute(control, method, url, body, response)) return;
+    if (url.pathname === '/' && method === 'GET') {
+      sendJson(response, 200, {
+        name: 'switchboard-demo-server',
+        modernUrl: `${state.url}/modern/mcp`,
+        legacyUrl: `${state.url}/legacy/mcp`,
+        legacySseUrl: `${state.url}/legacy/sse`,
+        control: [`${state.url}/control/faults`, `${state.url}/control/tools-changed`],
+      });
+      return;
+    }
+    sendText(response, 404, `No route for ${method} ${url.pathname}.`);
+  }
+
+  const httpServer = createServer((request, response) => {
+    response.on('error', () => {
+      // The client went away (or a fault cut the socket); nothing left to tell it.
+    });
+    request.on('error', () => {
+      // Same: an aborted upload is not a server failure.
+    });
+    route(request, response).catch((error: unknown) => {
+      if (!response.headersSent) {
+        const message = error instanceof Error ? error.message : String(error);
+        sendJsonRpcError(response, 500, -32603, `Demo server error: ${message}`);
+      } else {
+        response.destroy();
+      }
+    });
+  });
+  httpServer.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, '127.0.0.1', () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const address = httpServer.address();
+  if (address === null || typeof address === 'string') {
+    httpServer.close();
+    throw new SwitchboardError('invalid_input', 'The demo server has no TCP address.');
+  }
+  state.url = `http://127.0.0.1:${address.port}`;
+
+  let closed: Promise<void> | undefined;
+  function close(): Promise<void> {
+    closed ??= (async () => {
+      closing.abort();
+      const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      const graceOver = new AbortController();
+      await Promise.race([
+        Promise.allSettled([modern.close(), legacyStreamable.close(), legacySse.close()]),
+        sleep(ENDPOINT_CLOSE_GRACE_MS, graceOver.signal),
+      ]);
+      graceOver.abort();
+      for (const socket of sockets) socket.destroy();
+      httpServer.closeAllConnections();
+      await stopped;
+    })();
+    return closed;
+  }
+  signal?.addEventListener('abort', () => void close(), { once: true });
+
+  return {
+    url: state.url,
+    modernUrl: `${state.url}/modern/mcp`,
+    legacyUrl: `${state.url}/legacy/mcp`,
+    legacySseUrl: `${state.url}/legacy/sse`,
+    faults,
+    log,
+    close,
+  };
+}
