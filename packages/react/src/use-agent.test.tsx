@@ -99,7 +99,9 @@ describe('useAgent', () => {
   it('stop() cancels a streaming answer', async () => {
     await model.close();
     model = await startScriptedModelServer({
-      script: scriptFromReplies([{ text: 'one two three four five six seven eight', delayMs: 200 }]),
+      script: scriptFromReplies([
+        { text: 'one two three four five six seven eight', delayMs: 200 },
+      ]),
     });
     const agent = makeAgent();
     const { result } = renderHook(() => useAgent(agent));

@@ -1,25 +1,29 @@
 import type { Agent } from '../agent/agent.ts';
 import type { Chunk } from '../agent/chunks.ts';
+import type { Interrupt, Resolution } from '../agent/interrupt.ts';
 import type { RunHandle, RunResult } from '../agent/run-result.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { chatMessagesFromItems, type ChatMessage, type ChatPart } from './chat-message.ts';
 
-/** What a chat is doing. */
-export type ChatStatus = 'idle' | 'loading' | 'streaming' | 'error';
+/** What a chat is doing. `paused`: interrupts wait for the human. */
+export type ChatStatus = 'idle' | 'loading' | 'streaming' | 'paused' | 'error';
 
 /** An immutable view of a chat; a new object only when something changed. */
 export interface ChatSnapshot {
   threadId: string;
   messages: readonly ChatMessage[];
   status: ChatStatus;
-  /** The last run's error, until the next `send`. */
+  /** Calls held for the human (approvals, forms, URLs), oldest first. */
+  interrupts: readonly Interrupt[];
+  /** The last run's error (or an invalid answer's), until the next `send` or `resolve`. */
   error?: SwitchboardError;
 }
 
 /**
  * One thread of an {@link Agent} as a store a UI can subscribe to (`subscribe` / `getSnapshot`,
- * the `useSyncExternalStore` contract). It loads the thread's history, sends user messages and
- * folds the run's chunks into {@link ChatMessage}s.
+ * the `useSyncExternalStore` contract). It loads the thread's history — including a paused
+ * run's interrupts, so a reload shows the same pending approval or form — sends user messages,
+ * answers interrupts and folds the run's chunks into {@link ChatMessage}s.
  */
 export class AgentChat {
   readonly agent: Agent;
@@ -27,6 +31,8 @@ export class AgentChat {
   #run: RunHandle | undefined;
   readonly #listeners = new Set<() => void>();
   #loaded: Promise<void> | undefined;
+  /** Answers given while a run was streaming; sent when it ends. */
+  #queued: Resolution[] = [];
 
   constructor(agent: Agent, options: { threadId?: string } = {}) {
     this.agent = agent;
@@ -34,6 +40,7 @@ export class AgentChat {
       threadId: options.threadId ?? crypto.randomUUID(),
       messages: [],
       status: 'idle',
+      interrupts: [],
     };
   }
 
@@ -46,13 +53,22 @@ export class AgentChat {
     return this.#snapshot;
   }
 
-  /** Loads the thread's stored messages (once; later calls share the first load). */
+  /** Loads the thread's stored messages and pending interrupts (once; later calls share it). */
   load(options: { signal?: AbortSignal } = {}): Promise<void> {
     this.#loaded ??= (async () => {
       this.#set({ status: 'loading' });
       try {
-        const items = await this.agent.history.loadItems(this.#snapshot.threadId, options);
-        this.#set({ messages: chatMessagesFromItems(items), status: 'idle' });
+        const runs = await this.agent.history.loadRuns(this.#snapshot.threadId, options);
+        const last = runs.at(-1);
+        const interrupts =
+          last?.status === 'paused'
+            ? (last.state?.pending ?? []).map((pending) => pending.interrupt)
+            : [];
+        const messages = markWaiting(
+          chatMessagesFromItems(runs.flatMap((run) => run.items)),
+          interrupts,
+        );
+        this.#set({ messages, interrupts, status: interrupts.length > 0 ? 'paused' : 'idle' });
       } catch (error) {
         this.#loaded = undefined;
         this.#set({
@@ -67,7 +83,8 @@ export class AgentChat {
   }
 
   /**
-   * Sends a user message and streams the agent's answer into the snapshot.
+   * Sends a user message and streams the agent's answer into the snapshot. On a paused thread
+   * the pending interrupts are closed as unanswered first (by the agent).
    *
    * @throws SwitchboardError `run_in_progress` while a run of this chat is streaming.
    */
@@ -84,27 +101,81 @@ export class AgentChat {
       role: 'user',
       parts: [{ type: 'text', text }],
     };
-    const run = this.agent.execute({ threadId: this.#snapshot.threadId, messages: text });
-    this.#run = run;
-    const base = { ...this.#snapshot };
-    delete base.error;
-    this.#snapshot = { ...base, messages: [...base.messages, userMessage], status: 'streaming' };
-    this.#notify();
-    const assistantId = crypto.randomUUID();
-    for await (const chunk of run.chunks) this.#apply(assistantId, chunk);
-    this.#run = undefined;
-    const result = await run.result();
-    this.#set(
-      result.status === 'failed' && result.error !== undefined
-        ? { status: 'error', error: result.error }
-        : { status: 'idle' },
+    const messages = this.#snapshot.messages.map((message) => closeWaiting(message));
+    return await this.#stream(
+      this.agent.execute({ threadId: this.#snapshot.threadId, messages: text }),
+      [...messages, userMessage],
     );
-    return result;
+  }
+
+  /**
+   * Answers one interrupt: `approve` (with `content` for a form), `reject` or `cancel`. The
+   * paused run continues at once; answers given while a run streams are sent when it ends.
+   * An invalid form answer leaves the interrupt pending and sets `error`
+   * (code `invalid_resolution`).
+   */
+  async resolve(
+    callId: string,
+    action: Resolution['action'],
+    content?: Record<string, unknown>,
+  ): Promise<RunResult | undefined> {
+    const resolution: Resolution =
+      content === undefined ? { callId, action } : { callId, action, content };
+    if (this.#run !== undefined) {
+      this.#queued.push(resolution);
+      return undefined;
+    }
+    await this.load();
+    const answered = this.#snapshot.interrupts.filter((interrupt) => interrupt.callId !== callId);
+    const handle = this.agent.execute({
+      threadId: this.#snapshot.threadId,
+      resolutions: [resolution],
+    });
+    this.#snapshot = { ...this.#snapshot, interrupts: answered };
+    return await this.#stream(handle, this.#snapshot.messages);
+  }
+
+  /** Approves a held call. */
+  approve(callId: string): Promise<RunResult | undefined> {
+    return this.resolve(callId, 'approve');
+  }
+
+  /** Rejects a held call (MCP elicitation: `decline`). */
+  reject(callId: string): Promise<RunResult | undefined> {
+    return this.resolve(callId, 'reject');
   }
 
   /** Stops the streaming run, if any. */
   stop(): void {
     this.#run?.stop();
+  }
+
+  async #stream(run: RunHandle, messages: readonly ChatMessage[]): Promise<RunResult> {
+    this.#run = run;
+    const base = { ...this.#snapshot };
+    delete base.error;
+    this.#snapshot = { ...base, messages, status: 'streaming' };
+    this.#notify();
+    const assistantId = crypto.randomUUID();
+    for await (const chunk of run.chunks) this.#apply(assistantId, chunk);
+    this.#run = undefined;
+    const result = await run.result();
+    if (result.status === 'paused') {
+      this.#set({
+        status: 'paused',
+        interrupts: result.interrupts,
+        ...(result.error === undefined ? {} : { error: result.error }),
+      });
+    } else if (result.status === 'failed' && result.error !== undefined) {
+      this.#set({ status: 'error', error: result.error, interrupts: [] });
+    } else {
+      this.#set({ status: 'idle', interrupts: [] });
+    }
+    const queued = this.#queued.shift();
+    if (queued !== undefined && this.#snapshot.interrupts.some((i) => i.callId === queued.callId)) {
+      return (await this.resolve(queued.callId, queued.action, queued.content)) ?? result;
+    }
+    return result;
   }
 
   #apply(assistantId: string, chunk: Chunk): void {
@@ -135,46 +206,64 @@ export class AgentChat {
         break;
       case 'tool.progress':
       case 'tool.result':
-        this.#updateAssistant(assistantId, (parts) =>
-          parts.map((part) => {
-            if (part.type !== 'tool-call' || part.callId !== chunk.callId) return part;
-            if (chunk.type === 'tool.result') {
-              return {
-                ...part,
-                output: chunk.output,
-                state: chunk.output.isError === true ? 'error' : 'done',
-              };
-            }
-            const progress: NonNullable<typeof part.progress> = { progress: chunk.progress };
-            if (chunk.total !== undefined) progress.total = chunk.total;
-            if (chunk.message !== undefined) progress.message = chunk.message;
-            return { ...part, progress };
-          }),
-        );
+        this.#updateCall(chunk.callId, (part) => {
+          if (chunk.type === 'tool.result') {
+            const settled = {
+              ...part,
+              output: chunk.output,
+              state: chunk.output.isError === true ? 'error' : 'done',
+            } as const;
+            delete (settled as { progress?: unknown }).progress;
+            return settled;
+          }
+          const progress: NonNullable<typeof part.progress> = { progress: chunk.progress };
+          if (chunk.total !== undefined) progress.total = chunk.total;
+          if (chunk.message !== undefined) progress.message = chunk.message;
+          return { ...part, progress };
+        });
+        break;
+      case 'run.paused':
+        this.#snapshot = {
+          ...this.#snapshot,
+          messages: markWaiting(this.#snapshot.messages, chunk.interrupts),
+        };
+        this.#set({ interrupts: chunk.interrupts });
         break;
       case 'run.cancelled':
-        this.#updateAssistant(assistantId, (parts) =>
-          parts.map((part) =>
-            part.type === 'tool-call' && part.state === 'running'
-              ? {
-                  ...part,
-                  state: 'error',
-                  output: { text: 'Stopped before it finished.', isError: true },
-                }
-              : part,
-          ),
-        );
+        this.#set({
+          messages: this.#snapshot.messages.map((message) => closeWaiting(message, true)),
+        });
         break;
       default:
         break;
     }
   }
 
+  /** Updates the part of `callId` wherever it is (a resumed call lives in an earlier message). */
+  #updateCall(
+    callId: string,
+    change: (part: Extract<ChatPart, { type: 'tool-call' }>) => ChatPart,
+  ): void {
+    const messages = this.#snapshot.messages.map((message) =>
+      message.parts.some((part) => part.type === 'tool-call' && part.callId === callId)
+        ? {
+            ...message,
+            parts: message.parts.map((part) =>
+              part.type === 'tool-call' && part.callId === callId ? change(part) : part,
+            ),
+          }
+        : message,
+    );
+    this.#set({ messages });
+  }
+
   #updateAssistant(assistantId: string, change: (parts: ChatPart[]) => ChatPart[]): void {
     const messages = [...this.#snapshot.messages];
     const index = messages.findIndex((message) => message.id === assistantId);
     const current: ChatMessage =
-      index === -1 ? { id: assistantId, role: 'assistant', parts: [] } : messages[index]!;
+      index === -1
+        ? { id: assistantId, role: 'assistant', parts: [] }
+        : (messages[index] as ChatMessage);
     const next = { ...current, parts: change(current.parts) };
     if (index === -1) messages.push(next);
     else messages[index] = next;
@@ -189,4 +278,49 @@ export class AgentChat {
   #notify(): void {
     for (const listener of this.#listeners) listener();
   }
+}
+
+/** Marks the tool-call parts of held calls as `waiting`. */
+function markWaiting(
+  messages: readonly ChatMessage[],
+  interrupts: readonly Interrupt[],
+): ChatMessage[] {
+  const held = new Set(interrupts.map((interrupt) => interrupt.callId));
+  return messages.map((message) =>
+    message.parts.some((part) => part.type === 'tool-call' && held.has(part.callId))
+      ? {
+          ...message,
+          parts: message.parts.map((part) =>
+            part.type === 'tool-call' && held.has(part.callId)
+              ? { ...part, state: 'waiting' }
+              : part,
+          ),
+        }
+      : message,
+  );
+}
+
+/** Ends running/waiting tool-call parts: as stopped (a cancelled run) or as unanswered. */
+function closeWaiting(message: ChatMessage, stopped = false): ChatMessage {
+  const open = (part: ChatPart) =>
+    part.type === 'tool-call' &&
+    (part.state === 'waiting' || (stopped && part.state === 'running'));
+  if (!message.parts.some(open)) return message;
+  return {
+    ...message,
+    parts: message.parts.map((part) =>
+      open(part) && part.type === 'tool-call'
+        ? {
+            ...part,
+            state: 'error',
+            output: {
+              text: stopped
+                ? 'The run was stopped before this tool call finished.'
+                : 'The user did not answer and moved on; this tool call was not completed.',
+              isError: true,
+            },
+          }
+        : part,
+    ),
+  };
 }

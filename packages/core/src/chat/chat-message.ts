@@ -14,7 +14,8 @@ export interface ChatToolCallPart {
   toolName: string;
   server?: string;
   arguments: unknown;
-  state: 'running' | 'done' | 'error';
+  /** `waiting`: held for a human (approval, form or URL); see the chat's `interrupts`. */
+  state: 'running' | 'waiting' | 'done' | 'error';
   output?: ToolOutput;
   progress?: ChatToolProgress;
 }
