@@ -1,4 +1,15 @@
-export { Agent, type AgentOptions, type ExecuteInput, type MessageInput } from './agent/agent.ts';
+export {
+  Agent,
+  type AgentOptions,
+  type ApprovalPolicy,
+  type ExecuteInput,
+  type MessageInput,
+} from './agent/agent.ts';
+export type { AgentHooks, BeforeToolCallDecision, HookScope } from './agent/hooks.ts';
+export type { Interrupt, Resolution } from './agent/interrupt.ts';
+export { TOOL_SEARCH_NAME } from './agent/toolset.ts';
+export { ToolSearchIndex, type SearchableTool } from './tools/tool-search-index.ts';
+export { destructiveToolsNeedApproval } from './agent/approval-policies.ts';
 export type {
   Chunk,
   ChunkBase,
@@ -6,6 +17,7 @@ export type {
   RunCancelledChunk,
   RunCompletedChunk,
   RunFailedChunk,
+  RunPausedChunk,
   RunStartedChunk,
   TextDeltaChunk,
   TextDoneChunk,
@@ -27,7 +39,14 @@ export {
   isSwitchboardError,
   type SwitchboardErrorCode,
 } from './errors/switchboard-error.ts';
-export type { HistoryStore, RunRecord, RunStatus, ThreadSummary } from './history/history-store.ts';
+export type {
+  HistoryStore,
+  PendingCall,
+  RunRecord,
+  RunState,
+  RunStatus,
+  ThreadSummary,
+} from './history/history-store.ts';
 export { MemoryHistoryStore } from './history/memory-history-store.ts';
 export {
   IndexedDbHistoryStore,
@@ -51,6 +70,8 @@ export {
   type McpServerSnapshot,
   type McpServerStatus,
   type McpToolDescriptor,
+  type McpTransportKind,
+  type ToolNameList,
 } from './mcp/mcp-server.ts';
 export { mapCallToolResult } from './mcp/map-call-tool-result.ts';
 export { isProviderSafeToolName, mapProviderToolNames } from './mcp/provider-tool-names.ts';
@@ -71,4 +92,14 @@ export {
   isReadOnly,
   type ToolAnnotations,
 } from './tools/tool-annotations.ts';
-export type { JsonSchema, Tool, ToolContext, ToolProgress } from './tools/tool-types.ts';
+export {
+  isToolInterruptResult,
+  type ApprovalPredicate,
+  type InputRequest,
+  type JsonSchema,
+  type Tool,
+  type ToolContext,
+  type ToolInterruptResult,
+  type ToolProgress,
+  type ToolResume,
+} from './tools/tool-types.ts';

@@ -1,1 +1,29 @@
 export { useAgent, type UseAgentOptions, type UseAgentResult } from './use-agent.ts';
+export {
+  useMcpServerStatus,
+  type UseMcpServerStatusResult,
+} from './use-mcp-server-status.ts';
+export { useMcpTools, type UseMcpToolsOptions } from './use-mcp-tools.ts';
+export { useThreads, type UseThreadsOptions, type UseThreadsResult } from './use-threads.ts';
+export type { McpServerLike } from './mcp-server-like.ts';
+export { SwitchboardProvider, type SwitchboardProviderProps } from './switchboard-provider.tsx';
+export { SwitchboardContext, type SwitchboardContextValue } from './switchboard-context.ts';
+export { switchboardQueryKeys } from './query-keys.ts';
+export { ElicitationForm, type ElicitationFormProps } from './elicitation-form.tsx';
+export {
+  normalizeElicitationSchema,
+  type ElicitationChoice,
+  type NormalizedElicitationSchema,
+} from './normalize-elicitation-schema.ts';
+export { UrlElicitation, type UrlElicitationProps } from './url-elicitation.tsx';
+export { describeUrl, type UrlDescription } from './describe-url.ts';
+export { ApprovalDialog, type ApprovalDialogProps } from './approval-dialog.tsx';
+export { ToolProgress, type ToolProgressProps } from './tool-progress.tsx';
+export { InterruptView, type InterruptViewProps } from './interrupt-view.tsx';
+export type { Interrupt, ResolutionAction, ResolveHandler } from './interrupt-types.ts';
+export {
+  frameBatchedStore,
+  scheduleAnimationFrame,
+  type ExternalStore,
+  type FrameBatchedStoreOptions,
+} from './frame-batched-store.ts';

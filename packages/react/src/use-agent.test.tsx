@@ -6,9 +6,24 @@ import {
   type ScriptedModelServer,
 } from '@switchboard/core/testing';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ReactNode } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { SwitchboardProvider } from './switchboard-provider.tsx';
 import { useAgent } from './use-agent.ts';
+
+const removed: string[] = [];
+const removeFile = tool({
+  name: 'remove_file',
+  description: 'Removes a file',
+  input: z.object({ path: z.string() }),
+  needsApproval: true,
+  annotations: { destructiveHint: true },
+  execute: ({ path }) => {
+    removed.push(path);
+    return `Removed ${path}.`;
+  },
+});
 
 const getSum = tool({
   name: 'get-sum',
@@ -27,14 +42,25 @@ describe('useAgent', () => {
   });
   afterEach(async () => {
     cleanup();
+    vi.unstubAllGlobals();
     await model.close();
   });
+
+  const restart = async (replies: Parameters<typeof scriptFromReplies>[0]) => {
+    await model.close();
+    model = await startScriptedModelServer({ script: scriptFromReplies(replies) });
+  };
 
   const makeAgent = () =>
     new Agent({
       name: 'test',
-      model: openaiChatModel({ baseURL: `${model.url}/v1`, model: 'scripted', maxRetries: 0 }),
-      tools: [getSum],
+      model: openaiChatModel({
+        baseURL: `${model.url}/v1`,
+        model: 'scripted',
+        apiKey: 'x',
+        maxRetries: 0,
+      }),
+      tools: [getSum, removeFile],
       history,
     });
 
@@ -114,5 +140,129 @@ describe('useAgent', () => {
     });
     expect(outcome).toBe('cancelled');
     expect(result.current.status).toBe('idle');
+  });
+
+  it('exposes interrupts, and approve() runs the held call and finishes the run', async () => {
+    await restart([
+      { toolCalls: [{ name: 'remove_file', arguments: { path: 'a.txt' }, id: 'call_rm' }] },
+      { text: 'Removed it.' },
+    ]);
+    removed.length = 0;
+    const agent = makeAgent();
+    const { result } = renderHook(() => useAgent(agent, { threadId: 'approve' }));
+    await act(async () => {
+      await result.current.send('remove a.txt');
+    });
+    expect(result.current.status).toBe('paused');
+    expect(result.current.interrupts).toMatchObject([
+      { callId: 'call_rm', toolName: 'remove_file', mode: 'approval', arguments: { path: 'a.txt' } },
+    ]);
+    expect(removed).toEqual([]);
+    await act(async () => {
+      await result.current.approve('call_rm');
+    });
+    expect(removed).toEqual(['a.txt']);
+    expect(result.current.status).toBe('idle');
+    expect(result.current.interrupts).toEqual([]);
+    expect(result.current.messages.at(-1)?.parts.at(-1)).toEqual({ type: 'text', text: 'Removed it.' });
+  });
+
+  it('reject() refuses the held call without running it; resolve() takes any action', async () => {
+    await restart([
+      { toolCalls: [{ name: 'remove_file', arguments: { path: 'b.txt' }, id: 'call_b' }] },
+      { text: 'Understood.' },
+    ]);
+    removed.length = 0;
+    const agent = makeAgent();
+    const { result } = renderHook(() => useAgent(agent));
+    await act(async () => {
+      await result.current.send('remove b.txt');
+    });
+    await act(async () => {
+      await result.current.resolve('call_b', 'reject');
+    });
+    expect(removed).toEqual([]);
+    expect(result.current.status).toBe('idle');
+    const call = result.current.messages
+      .flatMap((message) => message.parts)
+      .find((part) => part.type === 'tool-call');
+    expect(call).toMatchObject({ callId: 'call_b', state: 'error' });
+  });
+
+  it('commits at most once per animation frame while streaming many deltas', async () => {
+    const words = Array.from({ length: 150 }, (_, index) => `w${index}`);
+    await restart([{ text: words.join(' '), delayMs: 1 }]);
+    let framesRun = 0;
+    vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) =>
+      setTimeout(() => {
+        framesRun += 1;
+        callback(performance.now());
+      }, 16),
+    );
+    vi.stubGlobal('cancelAnimationFrame', (id: ReturnType<typeof setTimeout>) => clearTimeout(id));
+    const agent = makeAgent();
+    let renders = 0;
+    const { result } = renderHook(() => {
+      renders += 1;
+      return useAgent(agent);
+    });
+    await waitFor(() => expect(result.current.status).toBe('idle'));
+
+    // Outside act(): React renders when the store says so, as in a browser.
+    const actEnvironment = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean };
+    const previous = actEnvironment.IS_REACT_ACT_ENVIRONMENT;
+    actEnvironment.IS_REACT_ACT_ENVIRONMENT = false;
+    try {
+      const rendersBefore = renders;
+      const framesBefore = framesRun;
+      const outcome = await result.current.send('talk');
+      await waitFor(() => expect(result.current.status).toBe('idle'));
+      expect(outcome.status).toBe('completed');
+      const streamRenders = renders - rendersBefore;
+      const frames = framesRun - framesBefore;
+      // One render per frame at most, plus the urgent ones: streaming starts, run ends.
+      expect(streamRenders).toBeLessThanOrEqual(frames + 3);
+      expect(streamRenders).toBeLessThan(words.length / 3);
+      expect(result.current.messages.at(-1)?.parts).toEqual([{ type: 'text', text: words.join(' ') }]);
+    } finally {
+      actEnvironment.IS_REACT_ACT_ENVIRONMENT = previous;
+    }
+  });
+
+  it('flushes the end of a run at once even when no animation frame ever comes', async () => {
+    await restart([{ text: 'all of this text arrives' }]);
+    vi.stubGlobal('requestAnimationFrame', () => 1);
+    vi.stubGlobal('cancelAnimationFrame', () => undefined);
+    const agent = makeAgent();
+    const { result } = renderHook(() => useAgent(agent));
+    await act(async () => {
+      await result.current.send('hi');
+    });
+    expect(result.current.status).toBe('idle');
+    expect(result.current.messages.at(-1)?.parts).toEqual([
+      { type: 'text', text: 'all of this text arrives' },
+    ]);
+  });
+
+  it('uses the provider agent when none is passed; an explicit agent wins; neither throws', async () => {
+    const fromContext = makeAgent();
+    const explicit = makeAgent();
+    const wrapper = ({ children }: { children: ReactNode }) => (
+      <SwitchboardProvider agent={fromContext}>{children}</SwitchboardProvider>
+    );
+    await act(async () => {
+      await fromContext.execute({ threadId: 'ctx', messages: 'hello' }).result();
+    });
+    const viaContext = renderHook(() => useAgent({ threadId: 'ctx' }), { wrapper });
+    await waitFor(() => expect(viaContext.result.current.messages).toHaveLength(2));
+
+    const viaArgument = renderHook(() => useAgent(explicit, { threadId: 'other' }), { wrapper });
+    await act(async () => {
+      await viaArgument.result.current.send('hello again');
+    });
+    expect((await history.loadRuns('other')).length).toBe(1);
+
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    expect(() => renderHook(() => useAgent())).toThrow(/useAgent needs an agent/);
   });
 });

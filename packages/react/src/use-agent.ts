@@ -1,12 +1,18 @@
 import {
   AgentChat,
+  SwitchboardError,
   type Agent,
   type ChatMessage,
+  type ChatSnapshot,
   type ChatStatus,
   type RunResult,
-  type SwitchboardError,
 } from '@switchboard/core';
-import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react';
+import { useCallback, useContext, useEffect, useMemo, useSyncExternalStore } from 'react';
+import { frameBatchedStore } from './frame-batched-store.ts';
+import type { Interrupt, ResolutionAction } from './interrupt-types.ts';
+import { switchboardQueryKeys } from './query-keys.ts';
+import { SwitchboardContext } from './switchboard-context.ts';
+import { useResolvedQueryClient } from './use-resolved-query-client.ts';
 
 /** Options of {@link useAgent}. */
 export interface UseAgentOptions {
@@ -17,47 +23,135 @@ export interface UseAgentOptions {
 /** What {@link useAgent} returns. */
 export interface UseAgentResult {
   threadId: string;
-  /** Messages of the thread, including the one streaming now. */
+  /** Messages of the thread, including the one streaming now (updated at most once a frame). */
   messages: readonly ChatMessage[];
+  /** `loading` (history), `streaming`, `paused` (see `interrupts`), `error` or `idle`. */
   status: ChatStatus;
-  /** The last run's error, cleared by the next `send`. */
+  /** Calls held for the human (approvals, forms, URLs), oldest first. */
+  interrupts: readonly Interrupt[];
+  /** The last run's error (or an invalid answer's), cleared by the next `send` or `resolve`. */
   error: SwitchboardError | undefined;
-  /** Sends a user message; resolves with the run's result (never rejects for run failures). */
+  /**
+   * Sends a user message; resolves with the run's result (never rejects for run failures).
+   *
+   * @throws SwitchboardError `run_in_progress` (as a rejection) while a run is streaming.
+   */
   send(text: string): Promise<RunResult>;
   /** Stops the streaming run, if any. */
   stop(): void;
+  /**
+   * Answers an interrupt: `approve` (with `content` for a form), `reject` or `cancel`; the paused
+   * run continues. An invalid form answer keeps the interrupt and sets `error`
+   * (`invalid_resolution`). Resolves with the continued run's result (`undefined` when the
+   * answer was queued behind a streaming run).
+   */
+  resolve(
+    callId: string,
+    action: ResolutionAction,
+    content?: Record<string, unknown>,
+  ): Promise<RunResult | undefined>;
+  /** `resolve(callId, 'approve')`. */
+  approve(callId: string): Promise<RunResult | undefined>;
+  /** `resolve(callId, 'reject')` (MCP elicitation: decline). */
+  reject(callId: string): Promise<RunResult | undefined>;
+}
+
+/** Changes React must see at once; only message updates while streaming wait for a frame. */
+function isUrgent(previous: ChatSnapshot, next: ChatSnapshot): boolean {
+  return (
+    previous.status !== next.status ||
+    next.status !== 'streaming' ||
+    previous.interrupts !== next.interrupts ||
+    previous.error !== next.error ||
+    previous.threadId !== next.threadId
+  );
+}
+
+function isAgent(value: unknown): value is Agent {
+  return typeof (value as Agent | undefined)?.execute === 'function';
 }
 
 /**
- * Binds a thread of `agent` to a component: loads its history on mount, streams answers into
- * `messages`. Thin `useSyncExternalStore` glue over the core {@link AgentChat} store.
+ * Binds a thread of an agent to a component — thin `useSyncExternalStore` glue over the core
+ * {@link AgentChat} store. On mount it loads the thread's history, including a paused run's
+ * interrupts (a reload shows the same pending approval or form); `send` streams answers into
+ * `messages`, and `resolve` / `approve` / `reject` answer interrupts.
  *
- * Pass a stable `agent` (created once, outside render or in `useMemo`): a new agent instance
- * starts a new chat store.
+ * While a run streams, the component re-renders at most once per animation frame (store
+ * notifications are coalesced with `requestAnimationFrame`, or `setTimeout(0)` without it);
+ * status, interrupt and error changes render at once, so the end of a run is never delayed.
+ * When a run ends, the thread list of {@link useThreads} is invalidated if a query client is
+ * available (provider or `QueryClientProvider`).
+ *
+ * Pass a stable `agent` (created once, outside render or in `useMemo`): a new agent instance or
+ * a new `threadId` starts a new chat store. Without an `agent` argument the
+ * {@link SwitchboardProvider}'s is used.
+ *
+ * @throws SwitchboardError `invalid_input` when there is no agent (argument or provider).
  */
-export function useAgent(agent: Agent, options: UseAgentOptions = {}): UseAgentResult {
+export function useAgent(agent?: Agent, options?: UseAgentOptions): UseAgentResult;
+export function useAgent(options?: UseAgentOptions): UseAgentResult;
+export function useAgent(
+  first?: Agent | UseAgentOptions,
+  second?: UseAgentOptions,
+): UseAgentResult {
+  const explicit = isAgent(first) ? first : undefined;
+  const options = (isAgent(first) ? second : (first ?? second)) ?? {};
+  const contextAgent = useContext(SwitchboardContext).agent;
+  const agent = explicit ?? contextAgent;
+  if (agent === undefined) {
+    throw new SwitchboardError(
+      'invalid_input',
+      'useAgent needs an agent: pass one (useAgent(agent)) or render inside <SwitchboardProvider agent={agent}>.',
+    );
+  }
   const { threadId } = options;
   const chat = useMemo(
     () => new AgentChat(agent, threadId === undefined ? {} : { threadId }),
     [agent, threadId],
   );
-  const snapshot = useSyncExternalStore(
-    useCallback((listener) => chat.subscribe(listener), [chat]),
-    () => chat.getSnapshot(),
-    () => chat.getSnapshot(),
-  );
+  const store = useMemo(() => frameBatchedStore(chat, { isUrgent }), [chat]);
+  const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+
   useEffect(() => {
     void chat.load();
     return () => chat.stop();
   }, [chat]);
+
+  const queryClient = useResolvedQueryClient(undefined, 'useAgent', false);
+  useEffect(() => {
+    if (queryClient === undefined) return undefined;
+    let last = chat.getSnapshot().status;
+    return chat.subscribe(() => {
+      const status = chat.getSnapshot().status;
+      if (last === 'streaming' && status !== 'streaming') {
+        void queryClient.invalidateQueries({
+          queryKey: switchboardQueryKeys.threads(chat.agent.history),
+        });
+      }
+      last = status;
+    });
+  }, [chat, queryClient]);
+
   const send = useCallback((text: string) => chat.send(text), [chat]);
   const stop = useCallback(() => chat.stop(), [chat]);
+  const resolve = useCallback(
+    (callId: string, action: ResolutionAction, content?: Record<string, unknown>) =>
+      chat.resolve(callId, action, content),
+    [chat],
+  );
+  const approve = useCallback((callId: string) => chat.approve(callId), [chat]);
+  const reject = useCallback((callId: string) => chat.reject(callId), [chat]);
   return {
     threadId: snapshot.threadId,
     messages: snapshot.messages,
     status: snapshot.status,
+    interrupts: snapshot.interrupts,
     error: snapshot.error,
     send,
     stop,
+    resolve,
+    approve,
+    reject,
   };
 }

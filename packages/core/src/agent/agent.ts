@@ -101,7 +101,8 @@ export class Agent {
    * tool calls (run in parallel, outputs kept in call order) → model … until the model answers
    * without tool calls, `maxTurns` model calls were made, or a call needs a human (the run
    * pauses: `run.paused`, status `paused`). Failures never throw here: they end the run with
-   * `run.failed` (an unknown call id in `resolutions` too, code `unknown_call_id`).
+   * `run.failed`. A refused resume (`not_paused`; `unknown_call_id` for a call that is not
+   * waiting) ends that way too but writes nothing: the paused run stays paused and resumable.
    *
    * @throws SwitchboardError `invalid_input` when there are neither messages nor resolutions;
    *   `run_in_progress` when this agent is already running the same thread.

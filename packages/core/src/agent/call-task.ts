@@ -1,4 +1,4 @@
-import { SwitchboardError } from '../errors/switchboard-error.ts';
+import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { FunctionCallItem, ToolOutput } from '../items.ts';
 import {
   isToolInterruptResult,
@@ -95,13 +95,11 @@ export class CallTask {
       },
       (error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
+        // A starter's own failure (e.g. a hook's `hook_failed`) keeps its code.
+        const code = isSwitchboardError(error) ? error.code : 'tool_execution_failed';
         this.#set({
           phase: 'settled',
-          output: {
-            text: message,
-            isError: true,
-            error: { code: 'tool_execution_failed', message },
-          },
+          output: { text: message, isError: true, error: { code, message } },
         });
       },
     );

@@ -17,9 +17,9 @@ import {
   type Usage,
 } from '../items.ts';
 import type { ModelRequest } from '../model/model.ts';
-import type { Tool } from '../tools/tool-types.ts';
+import type { Tool, ToolInterruptResult, ToolResume } from '../tools/tool-types.ts';
 import type { AgentOptions } from './agent.ts';
-import { CallTask, parseArguments, whenQuiet } from './call-task.ts';
+import { CallTask, parseArguments, whenQuiet, type ApprovalHold } from './call-task.ts';
 import type { Chunk, ChunkPayload } from './chunks.ts';
 import { executeToolCall } from './execute-tool-call.ts';
 import type { HookScope } from './hooks.ts';
@@ -97,6 +97,10 @@ class Run {
   #activated: string[] = [];
   #pending: PendingCall[] = [];
   #toolset: Toolset | undefined;
+  /** The first `beforeToolCall` / `afterToolCall` failure of this run. */
+  #hookFailure: SwitchboardError | undefined;
+  /** Calls whose `tool.result` this run emitted. */
+  readonly #reported = new Set<string>();
 
   constructor(
     setup: RunSetup,
@@ -129,22 +133,30 @@ class Run {
       const last = runs.at(-1);
       if (this.#setup.resolutions !== undefined) {
         tasks = await this.#prepareResume(runs, this.#setup.resolutions);
-        if (tasks === undefined) return this.#result('paused', this.#invalidResolution);
+        if (tasks === undefined) {
+          await this.#keepNumbering();
+          return this.#result('paused', this.#invalidResolution);
+        }
       } else {
         if (last?.status === 'paused') runs[runs.length - 1] = await this.#abandonPaused(last);
         this.#previous = runs.flatMap((run) => run.items);
         this.#activated = last?.state?.activatedTools ?? [];
         this.#output = [...(this.#setup.messages ?? [])];
-        this.#emit({ type: 'run.started', threadId: this.#setup.threadId });
+        this.#emitStarted();
         await this.#save('running');
       }
     } catch (error) {
       if (this.#identity.runId === '') this.#identity.runId = crypto.randomUUID();
-      this.#emit({ type: 'run.started', threadId: this.#setup.threadId });
+      this.#emitStarted();
+      if (this.#setup.resolutions !== undefined && !this.#claimed) {
+        return await this.#refuseResume(asRunError(error));
+      }
       return await this.#finish('failed', asRunError(error));
     }
     try {
       this.#toolset = new Toolset(await this.#collectTools(), this.#activated);
+      // Only now: an approved call looks its tool up in the toolset the moment it starts.
+      if (tasks !== undefined) this.#deliver(tasks, this.#setup.resolutions ?? []);
       return await this.#loop(tasks);
     } catch (error) {
       if (this.#signal.aborted) return await this.#finish('cancelled');
@@ -153,11 +165,60 @@ class Run {
   }
 
   #invalidResolution: SwitchboardError | undefined;
+  /** The paused run a resume loaded, once its state was found. */
+  #paused: RunRecord | undefined;
+  /** True once a resume started writing its claim: from then on a failure ends the run. */
+  #claimed = false;
+  #started = false;
+
+  /**
+   * A resume refused before it claimed anything (`not_paused`, `unknown_call_id`, an unreadable
+   * thread): `run.failed`, but the thread is left as it was, so the paused run stays resumable
+   * and no failed row appears.
+   */
+  async #refuseResume(error: SwitchboardError): Promise<RunResult> {
+    this.#emit({ type: 'run.failed', error });
+    await this.#keepNumbering();
+    return {
+      runId: this.#identity.runId,
+      threadId: this.#setup.threadId,
+      status: 'failed',
+      output: [],
+      interrupts: [],
+      usage: { inputTokens: 0, outputTokens: 0 },
+      error,
+    };
+  }
+
+  /**
+   * A refused resume emitted chunks under the paused run's id: records their last sequence in
+   * the paused row so that the next resume does not number its chunks the same. Writes only when
+   * the row is unchanged since it was loaded (it never undoes another client's claim).
+   */
+  async #keepNumbering(): Promise<void> {
+    const paused = this.#paused;
+    if (paused === undefined) return;
+    try {
+      const runs = await this.#setup.history.loadRuns(this.#setup.threadId, {
+        signal: this.#signal,
+      });
+      const current = runs.find((run) => run.runId === paused.runId);
+      if (current?.status !== 'paused' || current.updatedAt !== paused.updatedAt) return;
+      if (current.lastSequence !== paused.lastSequence) return;
+      await this.#setup.history.saveRun(
+        { ...paused, lastSequence: this.#sequence - 1 },
+        { signal: this.#signal },
+      );
+    } catch {
+      // Best effort: only the numbering of a later resume's chunks is at stake.
+    }
+  }
 
   /**
    * Loads the paused run, checks the resolutions, claims the resolved calls (saved before any
    * tool runs, so an approved call runs once even if resume is called twice) and returns the
-   * tasks of the paused turn; `undefined` when an answer is invalid (the run stays paused).
+   * tasks of the paused turn, still waiting (see {@link #deliver}); `undefined` when an answer
+   * is invalid (the run stays paused).
    */
   async #prepareResume(
     runs: RunRecord[],
@@ -170,6 +231,7 @@ class Run {
         `Thread ${this.#setup.threadId} has no paused run to resume.`,
       );
     }
+    this.#paused = paused;
     this.#identity.runId = paused.runId;
     this.#sequence = (paused.lastSequence ?? -1) + 1;
     this.#createdAt = paused.createdAt;
@@ -194,26 +256,30 @@ class Run {
       const invalid = validateResolution(pending.interrupt, resolution);
       if (invalid !== undefined) {
         this.#invalidResolution = invalid;
-        this.#emit({ type: 'run.started', threadId: this.#setup.threadId });
+        this.#emitStarted();
         this.#emit({ type: 'run.paused', interrupts: this.#pending.map((p) => p.interrupt) });
         return undefined;
       }
     }
-    this.#emit({ type: 'run.started', threadId: this.#setup.threadId });
+    this.#emitStarted();
     // Claim: the resolved calls leave the stored pending list before anything runs.
     this.#pending = this.#pending.filter((pending) => !seen.has(pending.call.callId));
+    this.#claimed = true;
     await this.#save('running');
-    const tasks = paused.state.pending.map((pending) => {
+    return paused.state.pending.map((pending) => {
       const task = this.#setup.liveCalls.get(pending.call.callId) ?? this.#newTask(pending.call);
       if (task.phase.phase !== 'waiting') task.restore(pending.interrupt, pending.resumeState);
       return task;
     });
+  }
+
+  /** Hands each resolution to its task: runs, refuses or re-runs the call, or wakes a live wait. */
+  #deliver(tasks: readonly CallTask[], resolutions: readonly Resolution[]): void {
     for (const resolution of resolutions) {
       const task = tasks.find((candidate) => candidate.call.callId === resolution.callId);
       this.#setup.liveCalls.delete(resolution.callId);
       task?.resolve(resolution);
     }
-    return tasks;
   }
 
   /** A new message on a paused thread: its pending calls are closed as unanswered. */
@@ -274,6 +340,11 @@ class Run {
       for (const task of tasks) {
         const phase = task.phase;
         if (phase.phase === 'settled') {
+          // Refused approvals and live calls answered after a resume settle outside this run's
+          // #settleOutput: report them here so every settled call gets its `tool.result`.
+          if (!stopped && !this.#reported.has(task.call.callId)) {
+            this.#reportResult(task.call, phase.output);
+          }
           settled.push({
             type: 'function_call_output',
             callId: task.call.callId,
@@ -292,6 +363,11 @@ class Run {
       }
       this.#output.push(...settled);
       throwIfAborted(this.#signal);
+      if (this.#hookFailure !== undefined) {
+        // A tool hook threw: the run fails like for a model hook, once every call is quiet.
+        this.#pending = waiting;
+        throw this.#hookFailure;
+      }
       this.#activated = [...toolset.activated];
       if (waiting.length > 0) {
         this.#pending = waiting;
@@ -409,49 +485,62 @@ class Run {
 
   /** A task whose runs go through the hooks, the tool and the `tool.result` chunk. */
   #newTask(call: FunctionCallItem): CallTask {
+    return new CallTask(call, (task, resume, approved) =>
+      this.#startTool(call, task, resume, approved).catch((error: unknown) => {
+        if (isSwitchboardError(error, 'hook_failed')) this.#hookFailure ??= error;
+        throw error;
+      }),
+    );
+  }
+
+  /** One start of a call's tool (see {@link #newTask}). */
+  async #startTool(
+    call: FunctionCallItem,
+    task: CallTask,
+    resume: ToolResume | undefined,
+    approved: boolean,
+  ): Promise<ToolOutput | ToolInterruptResult | ApprovalHold> {
     const agent = this.#setup.agent;
-    return new CallTask(call, async (task, resume, approved) => {
-      const tool = this.#toolset?.get(call.name);
-      if (resume === undefined) {
-        const decision = await this.#hook('beforeToolCall', () =>
-          agent.hooks?.beforeToolCall?.({
-            ...this.#scope,
-            call,
-            tool,
-            arguments: parseArguments(call.arguments),
-          }),
-        );
-        if (decision?.action === 'answer') {
-          const output =
-            typeof decision.output === 'string' ? { text: decision.output } : decision.output;
-          return await this.#settleOutput(call, tool, output);
-        }
-        if (decision?.action === 'interrupt' && !approved) {
-          return {
-            kind: 'switchboard.approval',
-            interrupt: this.#approvalInterrupt(call, tool, decision.message),
-          } as const;
-        }
+    const tool = this.#toolset?.get(call.name);
+    if (resume === undefined) {
+      const decision = await this.#hook('beforeToolCall', () =>
+        agent.hooks?.beforeToolCall?.({
+          ...this.#scope,
+          call,
+          tool,
+          arguments: parseArguments(call.arguments),
+        }),
+      );
+      if (decision?.action === 'answer') {
+        const output =
+          typeof decision.output === 'string' ? { text: decision.output } : decision.output;
+        return await this.#settleOutput(call, tool, output);
       }
-      const result = await executeToolCall(call, tool, {
-        signal: this.#signal,
-        threadId: this.#setup.threadId,
-        runId: this.#identity.runId,
-        runContext: this.#setup.runContext,
-        resume,
-        requestInput: (request, resumeState) => task.requestInput(request, resumeState),
-        onProgress: (progressCall, progress) => {
-          this.#emit({
-            type: 'tool.progress',
-            callId: progressCall.callId,
-            toolName: progressCall.name,
-            ...progress,
-          });
-        },
-      });
-      if ('kind' in result) return result;
-      return await this.#settleOutput(call, tool, result);
+      if (decision?.action === 'interrupt' && !approved) {
+        return {
+          kind: 'switchboard.approval',
+          interrupt: this.#approvalInterrupt(call, tool, decision.message),
+        } as const;
+      }
+    }
+    const result = await executeToolCall(call, tool, {
+      signal: this.#signal,
+      threadId: this.#setup.threadId,
+      runId: this.#identity.runId,
+      runContext: this.#setup.runContext,
+      resume,
+      requestInput: (request, resumeState) => task.requestInput(request, resumeState),
+      onProgress: (progressCall, progress) => {
+        this.#emit({
+          type: 'tool.progress',
+          callId: progressCall.callId,
+          toolName: progressCall.name,
+          ...progress,
+        });
+      },
     });
+    if ('kind' in result) return result;
+    return await this.#settleOutput(call, tool, result);
   }
 
   /** Applies `afterToolCall` and emits `tool.result` (unless the run was stopped). */
@@ -464,16 +553,21 @@ class Run {
       this.#setup.agent.hooks?.afterToolCall?.({ ...this.#scope, call, tool, output }),
     );
     const final = replaced ?? output;
-    if (!this.#signal.aborted) {
-      this.#emit({ type: 'tool.result', callId: call.callId, toolName: call.name, output: final });
-    }
+    if (!this.#signal.aborted) this.#reportResult(call, final);
     return final;
+  }
+
+  #reportResult(call: FunctionCallItem, output: ToolOutput): void {
+    this.#reported.add(call.callId);
+    this.#emit({ type: 'tool.result', callId: call.callId, toolName: call.name, output });
   }
 
   async #collectTools(): Promise<Tool[]> {
     const agent = this.#setup.agent;
     const lists = await Promise.all(
-      (agent.mcpServers ?? []).map((server) => server.listTools({ signal: this.#signal })),
+      (agent.mcpServers ?? []).map((server) =>
+        server.listTools({ signal: this.#signal, runContext: this.#setup.runContext }),
+      ),
     );
     return [...(agent.tools ?? []), ...lists.flat()];
   }
@@ -578,6 +672,13 @@ class Run {
       if (item.type !== 'function_call' || answered.has(item.callId)) continue;
       this.#output.push(unfinishedCallOutput(item.callId, status));
     }
+  }
+
+  /** Emits `run.started` once. */
+  #emitStarted(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#emit({ type: 'run.started', threadId: this.#setup.threadId });
   }
 
   #emit(payload: ChunkPayload): void {

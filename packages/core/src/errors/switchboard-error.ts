@@ -4,6 +4,8 @@
  */
 export type SwitchboardErrorCode =
   | 'connection_refused'
+  | 'connection_lost'
+  | 'connection_closed'
   | 'http_status'
   | 'unsupported_protocol_version'
   | 'invalid_response'

@@ -17,7 +17,7 @@ export interface RunRecord {
   usage?: Usage;
   /** Error message of a failed run. */
   error?: { code: string; message: string };
-  /** What a paused run needs to resume; absent once the run has ended. */
+  /** Thread state, and for a paused run what it needs to resume (`pending`). */
   state?: RunState;
   /** The `sequence` of the last chunk the run emitted, so a resumed run continues numbering. */
   lastSequence?: number;

@@ -1,4 +1,9 @@
-import type { Client, Transport } from '@modelcontextprotocol/client';
+import type { Client, DiscoverResult, PriorDiscovery, Transport } from '@modelcontextprotocol/client';
+import { SwitchboardError } from '../errors/switchboard-error.ts';
+import { headerSetKey } from './connection/header-set-key.ts';
+import { McpSession, type SessionTransportKind } from './connection/mcp-session.ts';
+import type { HandshakeRecord } from './connection/session-fetch.ts';
+import { describeServer, toMcpError } from './to-mcp-error.ts';
 
 /**
  * HTTP headers for every request to an MCP server: fixed, or computed per run from the run
@@ -46,4 +51,574 @@ export interface McpConnectionOptions {
   createTransport?: () => Transport;
   /** Per-request timeout for connect, in ms. Default 60 000. */
   timeoutMs?: number;
+}
+
+/** Where an {@link McpConnection} stands, as of its last connect attempt. */
+export type McpConnectionStatus = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
+
+/** Options of {@link McpConnection.use}. */
+export interface McpUseOptions {
+  /** Aborting rejects `use` at once with `aborted` (a shared connect goes on for others). */
+  signal?: AbortSignal;
+}
+
+/** Default of {@link McpConnectionOptions.timeoutMs}, in ms. */
+const DEFAULT_TIMEOUT_MS = 60_000;
+/** Most sessions (distinct header sets) kept open; the least recently used idle one is ended. */
+const MAX_SESSIONS = 16;
+/** Statuses of an `initialize`/`server/discover` POST after which `auto` tries legacy SSE. */
+const FALLBACK_STATUSES: readonly number[] = [400, 404, 405];
+const EXPOSE_SESSION_ID_HINT =
+  'The server requires a session, but no Mcp-Session-Id header could be read from its ' +
+  'initialize response. In a browser the server must send ' +
+  '`Access-Control-Expose-Headers: Mcp-Session-Id` on that response (not only on the preflight).';
+
+type RetryReason = 'session-expired' | 'stale-prior';
+
+/** A cached session: the connect promise, and the session once it resolved. */
+interface SessionEntry {
+  promise: Promise<McpSession>;
+  session?: McpSession;
+}
+
+/**
+ * The connection layer of the MCP client: one server, any transport, both protocol eras, one
+ * session per distinct header set. `McpServer` builds on it; use it directly for raw access to
+ * the `@modelcontextprotocol/client` `Client`.
+ *
+ * Transports (`options.transport`, DESIGN.md §3):
+ * - `streamable-http`: `StreamableHTTPClientTransport` on `url`.
+ * - `sse`: the legacy HTTP+SSE transport (2024-11-05) on `url` (the event stream URL, e.g.
+ *   `/sse`); its session is always in the 2025 era, so no `server/discover` probe is sent.
+ * - `auto`: Streamable HTTP first; only when the `initialize`/`server/discover` POST is answered
+ *   400, 404 or 405 does it try legacy SSE — **on the same URL** (servers that serve both at one
+ *   path, or a URL that already is the SSE endpoint). What worked is remembered in
+ *   {@link McpConnection.info} and used directly for later sessions.
+ * - `createTransport` (stdio and other custom transports) bypasses HTTP entirely.
+ *
+ * Eras: each `Client` uses `versionNegotiation: { mode: 'auto' }` (2026-07-28 via
+ * `server/discover`, else `initialize`). After the first connect the verdict (and the discover
+ * result) is kept, and every later connect — after a 404, or for another header set — passes it
+ * as `prior`, so no probe is sent again. `options.prior` seeds this on the very first connect.
+ * When a connect from a prior verdict fails because the server changed (HTTP 400 or an
+ * unsupported version, at connect or on the first operation), the verdict is dropped and the
+ * server probed once more.
+ *
+ * Headers (static or computed from the run context) go on every HTTP request: POST, the
+ * standalone GET stream, DELETE, the legacy SSE GET and its POSTs. `fetchMiddleware` wraps the
+ * network fetch and sees them applied. Their values never appear in errors, and only a SHA-256
+ * of names and values tells sessions apart.
+ *
+ * Robustness: an expired session (HTTP 404 while a session id was in use) is dropped, a new one
+ * opened and the operation retried once; the standalone GET stream is optional (404/405/406
+ * mean POST-only; `disableStandaloneSse` answers it with a local 405 so it never reaches the
+ * network); an SSE answer that breaks before its response fails that request at once with
+ * `connection_lost` instead of waiting for the timeout. Errors are `SwitchboardError`s with a
+ * code per failure class (see `toMcpError`), with CORS hints when running in a browser.
+ */
+export class McpConnection {
+  readonly #options: McpConnectionOptions;
+  readonly #where: string;
+  readonly #timeoutMs: number;
+  readonly #sessions = new Map<string, SessionEntry>();
+  readonly #localKeys = new Map<string, string>();
+  readonly #listeners = new Set<() => void>();
+  /** Aborted by {@link close}: fails connects still in flight at once. */
+  readonly #closeController = new AbortController();
+  #info: McpConnectionInfo | undefined;
+  #status: McpConnectionStatus = 'idle';
+  #error: SwitchboardError | undefined;
+  #priorDropped = false;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  /**
+   * @param options See {@link McpConnectionOptions}. Nothing connects until {@link use}.
+   * @throws SwitchboardError `invalid_input` without `url` and without `createTransport`, or
+   *   with a `timeoutMs` that is not a positive number.
+   */
+  constructor(options: McpConnectionOptions) {
+    if (options.url === undefined && options.createTransport === undefined) {
+      throw new SwitchboardError(
+        'invalid_input',
+        `MCP server "${options.name}" needs a url or a createTransport.`,
+      );
+    }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(timeoutMs > 0)) {
+      throw new SwitchboardError(
+        'invalid_input',
+        `MCP server "${options.name}": timeoutMs must be a positive number of milliseconds.`,
+      );
+    }
+    this.#options = options;
+    this.#timeoutMs = timeoutMs;
+    this.#where =
+      options.createTransport === undefined && options.url !== undefined
+        ? describeServer(options.name, options.url)
+        : `MCP server "${options.name}"`;
+  }
+
+  /**
+   * What is known about the server: transport, era, version, `serverInfo`, discover result,
+   * instructions. `undefined` until the first connect succeeds. The object is replaced (never
+   * mutated) when something changes, so it can serve as a `useSyncExternalStore` snapshot.
+   */
+  get info(): McpConnectionInfo | undefined {
+    return this.#info;
+  }
+
+  /** Where the connection stands, as of its last connect attempt (or `closed`). */
+  get status(): McpConnectionStatus {
+    return this.#status;
+  }
+
+  /** Why the last connect failed, while {@link status} is `error`. */
+  get error(): SwitchboardError | undefined {
+    return this.#error;
+  }
+
+  /**
+   * Subscribes to changes of {@link info}, {@link status} and {@link error}.
+   *
+   * @returns A function that unsubscribes.
+   */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /**
+   * Runs `operation` with a connected `Client` for the headers of `runContext`. Connects lazily,
+   * single-flight per distinct header set: another header set (e.g. another user's token) gets
+   * its own connection and session, keyed by a SHA-256 of the header names and values.
+   *
+   * When the operation fails with HTTP 404 while a session id was in use (the session expired),
+   * that session is dropped, a new one connected (from the known era, without a probe) and the
+   * operation retried once; a second 404 is an `http_status` error. The operation must
+   * therefore be safe to run again after a 404 (the server did not process the request).
+   *
+   * @param runContext Passed to a `headers` function; otherwise unused.
+   * @param operation Gets the connected client; pass `signal` and a timeout to its requests.
+   * @param options `signal`: rejects at once with `aborted`.
+   * @returns What `operation` returns.
+   * @throws SwitchboardError `connection_refused`, `connection_lost`, `http_status` (with
+   *   `details.status`), `unsupported_protocol_version`, `invalid_response`, `timeout` (connect
+   *   exceeded `timeoutMs`, or the operation's own timeout), `aborted`, `mcp_error` (a JSON-RPC
+   *   error), `connection_closed` (after {@link close}), `invalid_input` (bad headers, or the
+   *   headers function threw).
+   */
+  async use<T>(
+    runContext: unknown,
+    operation: (client: Client) => Promise<T>,
+    options: McpUseOptions = {},
+  ): Promise<T> {
+    const { signal } = options;
+    this.#throwIfClosed();
+    if (signal?.aborted === true) throw this.#classify(signal.reason, undefined, signal);
+    const headers = await this.#withSignal(this.#resolveHeaders(runContext), signal);
+    const key = await headerSetKey(headers, this.#localKeys);
+    let session = await this.#withSignal(this.#session(key, headers), signal);
+    let retryReason: RetryReason | undefined;
+    try {
+      return await this.#attempt(session, operation, signal);
+    } catch (error) {
+      retryReason = this.#retryReason(session, error, signal);
+      if (retryReason === undefined) throw error;
+    }
+    this.#discard(session);
+    if (retryReason === 'stale-prior') this.#dropPrior();
+    session = await this.#withSignal(this.#session(key, headers), signal);
+    try {
+      return await this.#attempt(session, operation, signal);
+    } catch (error) {
+      if (
+        retryReason === 'session-expired' &&
+        this.#retryReason(session, error, signal) === 'session-expired'
+      ) {
+        this.#discard(session);
+        throw new SwitchboardError(
+          'http_status',
+          `${this.#where} answered HTTP 404 (session not found) again right after a new session was opened.`,
+          { cause: error, details: { status: 404 } },
+        );
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Ends every session and closes every client: Streamable HTTP sessions with an HTTP `DELETE`
+   * (405 and 404 tolerated; best effort, each bounded by `timeoutMs`), custom transports by
+   * closing them (a stdio child process is ended). Connects still in flight are cut off (they
+   * fail with `connection_closed`). After
+   * `close`, {@link use} rejects with `connection_closed`. Idempotent: later calls return the
+   * same promise. Never rejects.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      this.#closeController.abort(
+        new SwitchboardError('connection_closed', `The connection to ${this.#where} was closed.`),
+      );
+      const entries = [...this.#sessions.values()].map((entry) => entry.promise);
+      this.#sessions.clear();
+      const settled = await Promise.allSettled(entries);
+      await Promise.all(
+        settled.map((result) =>
+          result.status === 'fulfilled' ? result.value.terminate(this.#timeoutMs) : undefined,
+        ),
+      );
+      this.#update({ status: 'closed', error: undefined });
+    })();
+    return this.#closing;
+  }
+
+  async #attempt<T>(
+    session: McpSession,
+    operation: (client: Client) => Promise<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    try {
+      const result = await session.run(operation, signal);
+      session.succeeded = true;
+      return result;
+    } catch (error) {
+      throw this.#classify(error, session.handshake, signal);
+    }
+  }
+
+  /** Why a failed operation may be retried once on a new session, if it may. */
+  #retryReason(
+    session: McpSession,
+    error: unknown,
+    signal: AbortSignal | undefined,
+  ): RetryReason | undefined {
+    if (this.#closed || signal?.aborted === true || !(error instanceof SwitchboardError)) {
+      return undefined;
+    }
+    const status = error.code === 'http_status' ? error.details?.status : undefined;
+    if (status === 404 && session.hadSessionId) return 'session-expired';
+    if (
+      session.usedPrior &&
+      !session.succeeded &&
+      (error.code === 'unsupported_protocol_version' || status === 400)
+    ) {
+      return 'stale-prior';
+    }
+    return undefined;
+  }
+
+  /** The session for `key`: the cached one, or a new single-flight connect. */
+  async #session(key: string, headers: Record<string, string>): Promise<McpSession> {
+    let entry = this.#sessions.get(key);
+    if (entry === undefined) {
+      const created: SessionEntry = { promise: this.#connect(key, headers) };
+      entry = created;
+      this.#sessions.set(key, created);
+      created.promise.then(
+        (session) => {
+          created.session = session;
+        },
+        () => {
+          if (this.#sessions.get(key) === created) this.#sessions.delete(key);
+        },
+      );
+      this.#evictBeyondLimit();
+    } else {
+      // Most recently used last, for eviction.
+      this.#sessions.delete(key);
+      this.#sessions.set(key, entry);
+    }
+    const session = await entry.promise;
+    if (this.#closed) {
+      void session.terminate(this.#timeoutMs);
+      this.#throwIfClosed();
+    }
+    if (session.lost !== undefined) {
+      this.#discard(session);
+      return this.#session(key, headers);
+    }
+    return session;
+  }
+
+  async #connect(key: string, headers: Record<string, string>): Promise<McpSession> {
+    if (this.#status !== 'connected') this.#update({ status: 'connecting' });
+    try {
+      const kind = this.#transportKind();
+      const session =
+        kind === 'auto'
+          ? await this.#connectAuto(key, headers)
+          : await this.#connectProbingIfStale(kind, key, headers);
+      this.#learn(session);
+      this.#update({ status: 'connected', error: undefined });
+      return session;
+    } catch (error) {
+      const classified = this.#classify(error, undefined, undefined);
+      if (!this.#closed) this.#update({ status: 'error', error: classified });
+      throw classified;
+    }
+  }
+
+  /** Streamable HTTP, then legacy SSE on the same URL when the handshake got 400/404/405. */
+  async #connectAuto(key: string, headers: Record<string, string>): Promise<McpSession> {
+    const handshake: HandshakeRecord = { initializeSucceeded: false, sessionIdReadable: false };
+    try {
+      return await this.#connectProbingIfStale('streamable-http', key, headers, handshake);
+    } catch (error) {
+      const status =
+        error instanceof SwitchboardError && error.code === 'http_status'
+          ? error.details?.status
+          : undefined;
+      if (
+        typeof status !== 'number' ||
+        !FALLBACK_STATUSES.includes(status) ||
+        handshake.failedStatus !== status
+      ) {
+        throw error;
+      }
+      try {
+        return await this.#open('sse', key, headers, { kind: 'legacy' });
+      } catch (sseError) {
+        const original = error as SwitchboardError;
+        const reason = sseError instanceof Error ? sseError.message : String(sseError);
+        throw new SwitchboardError(
+          original.code,
+          `${original.message} (The legacy HTTP+SSE fallback on the same URL failed too: ${reason})`,
+          { cause: original, ...(original.details ? { details: { ...original.details } } : {}) },
+        );
+      }
+    }
+  }
+
+  /** Connects from the known era verdict; if the server changed since, probes once more. */
+  async #connectProbingIfStale(
+    kind: SessionTransportKind,
+    key: string,
+    headers: Record<string, string>,
+    handshake?: HandshakeRecord,
+  ): Promise<McpSession> {
+    const prior = this.#eraPrior(kind);
+    try {
+      return await this.#open(kind, key, headers, prior, handshake);
+    } catch (error) {
+      if (prior === undefined || kind === 'sse' || !isServerChangedError(error)) throw error;
+      this.#dropPrior();
+      return await this.#open(kind, key, headers, undefined, handshake);
+    }
+  }
+
+  /** Opens one session; failures come back classified. */
+  async #open(
+    kind: SessionTransportKind,
+    key: string,
+    headers: Record<string, string>,
+    prior: PriorDiscovery | undefined,
+    handshake: HandshakeRecord = { initializeSucceeded: false, sessionIdReadable: false },
+  ): Promise<McpSession> {
+    handshake.initializeSucceeded = false;
+    handshake.sessionIdReadable = false;
+    delete handshake.failedStatus;
+    try {
+      return await McpSession.open({
+        kind,
+        key,
+        headers,
+        prior,
+        connection: this.#options,
+        where: this.#where,
+        timeoutMs: this.#timeoutMs,
+        handshake,
+        onLost: (session) => this.#discard(session),
+        signal: this.#closeController.signal,
+      });
+    } catch (error) {
+      this.#throwIfClosed();
+      throw this.#classify(error, handshake, undefined);
+    }
+  }
+
+  /** Which transport to use next: custom, what worked before (auto only), or the option. */
+  #transportKind(): SessionTransportKind | 'auto' {
+    if (this.#options.createTransport !== undefined) return 'custom';
+    if (this.#options.transport !== 'auto') return this.#options.transport;
+    const learned = this.#info?.transport ?? this.#priorOption()?.transport;
+    return learned === 'streamable-http' || learned === 'sse' ? learned : 'auto';
+  }
+
+  /** The era verdict for the next connect, if one is known. */
+  #eraPrior(kind: SessionTransportKind): PriorDiscovery | undefined {
+    if (kind === 'sse') return { kind: 'legacy' };
+    const known = this.#info ?? this.#priorOption();
+    if (known?.protocolEra === 'legacy') return { kind: 'legacy' };
+    if (known?.protocolEra === 'modern' && isDiscoverResult(known.discover)) {
+      return { kind: 'modern', discover: known.discover };
+    }
+    return undefined;
+  }
+
+  #priorOption(): McpConnectionOptions['prior'] {
+    return this.#priorDropped ? undefined : this.#options.prior;
+  }
+
+  /** Forgets the era verdict (the server changed): the next connect probes again. */
+  #dropPrior(): void {
+    this.#priorDropped = true;
+    if (this.#info !== undefined) this.#update({ info: undefined });
+  }
+
+  /** Records what a successful connect showed. */
+  #learn(session: McpSession): void {
+    const client = session.client;
+    const era = client.getProtocolEra();
+    const version = client.getNegotiatedProtocolVersion();
+    const server = client.getServerVersion();
+    const discover = client.getDiscoverResult();
+    const instructions = client.getInstructions() ?? discover?.instructions;
+    const next: McpConnectionInfo = {
+      transport: session.kind,
+      ...(era !== undefined ? { protocolEra: era } : {}),
+      ...(version !== undefined ? { protocolVersion: version } : {}),
+      ...(server !== undefined ? { serverInfo: { name: server.name, version: server.version } } : {}),
+      ...(discover !== undefined ? { discover } : {}),
+      ...(instructions !== undefined ? { instructions } : {}),
+    };
+    if (JSON.stringify(next) !== JSON.stringify(this.#info)) this.#update({ info: next });
+  }
+
+  /**
+   * Drops `session` from the cache (if it is still there) and retires it: it is closed, without
+   * a DELETE, once operations still running on it have settled (each may still retry itself).
+   */
+  #discard(session: McpSession): void {
+    const entry = this.#sessions.get(session.key);
+    if (entry !== undefined && entry.session === session) this.#sessions.delete(session.key);
+    session.retire();
+  }
+
+  /** Ends the least recently used sessions beyond {@link MAX_SESSIONS}. */
+  #evictBeyondLimit(): void {
+    while (this.#sessions.size > MAX_SESSIONS) {
+      const oldest = this.#sessions.entries().next().value;
+      if (oldest === undefined) return;
+      const [key, entry] = oldest;
+      this.#sessions.delete(key);
+      void entry.promise.then(
+        (session) => session.terminate(this.#timeoutMs),
+        () => undefined,
+      );
+    }
+  }
+
+  async #resolveHeaders(runContext: unknown): Promise<Record<string, string>> {
+    const source = this.#options.headers;
+    if (source === undefined) return {};
+    if (typeof source !== 'function') return { ...source };
+    try {
+      return { ...(await source(runContext)) };
+    } catch (error) {
+      throw new SwitchboardError(
+        'invalid_input',
+        `The headers function of ${this.#where} failed.`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** Classifies `error`, adding the Expose-Headers hint where it explains a 400. */
+  #classify(
+    error: unknown,
+    handshake: HandshakeRecord | undefined,
+    signal: AbortSignal | undefined,
+  ): SwitchboardError {
+    const classified = toMcpError(error, this.#where, signal, {
+      headerNames: this.#headerNames(),
+    });
+    if (
+      classified.code === 'http_status' &&
+      classified.details?.status === 400 &&
+      handshake?.initializeSucceeded === true &&
+      !handshake.sessionIdReadable &&
+      /session/i.test(classified.message) &&
+      !classified.message.includes(EXPOSE_SESSION_ID_HINT)
+    ) {
+      return new SwitchboardError('http_status', `${classified.message} ${EXPOSE_SESSION_ID_HINT}`, {
+        cause: error,
+        details: { ...classified.details, hint: 'expose-mcp-session-id' },
+      });
+    }
+    return classified;
+  }
+
+  /** Names of static headers (for the CORS hint). A headers function's names are not known. */
+  #headerNames(): string[] {
+    const source = this.#options.headers;
+    return source === undefined || typeof source === 'function' ? [] : Object.keys(source);
+  }
+
+  /** Awaits `promise`, but rejects at once with `aborted` when `signal` aborts. */
+  async #withSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    if (signal === undefined) return promise;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_resolve, reject) => {
+      onAbort = () => reject(this.#classify(signal.reason, undefined, signal));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([promise, aborted]);
+    } finally {
+      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #throwIfClosed(): void {
+    if (this.#closed) {
+      throw new SwitchboardError('connection_closed', `The connection to ${this.#where} is closed.`);
+    }
+  }
+
+  #update(
+    change: Partial<{
+      info: McpConnectionInfo | undefined;
+      status: McpConnectionStatus;
+      error: SwitchboardError | undefined;
+    }>,
+  ): void {
+    let changed = false;
+    if ('info' in change && change.info !== this.#info) {
+      this.#info = change.info;
+      changed = true;
+    }
+    if (change.status !== undefined && change.status !== this.#status) {
+      this.#status = change.status;
+      changed = true;
+    }
+    if ('error' in change && change.error !== this.#error) {
+      this.#error = change.error;
+      changed = true;
+    }
+    if (!changed) return;
+    for (const listener of [...this.#listeners]) listener();
+  }
+}
+
+/** A connect failure that means the cached era verdict no longer fits the server. */
+function isServerChangedError(error: unknown): boolean {
+  return (
+    error instanceof SwitchboardError &&
+    (error.code === 'unsupported_protocol_version' ||
+      (error.code === 'http_status' && error.details?.status === 400))
+  );
+}
+
+/** Just enough of a `DiscoverResult` to hand to `connect({ prior })`. */
+function isDiscoverResult(value: unknown): value is DiscoverResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as { supportedVersions?: unknown }).supportedVersions)
+  );
 }

@@ -1,80 +1,137 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import type { Client, Tool as McpTool, Transport } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ToolOutput } from '../items.ts';
 import type { ToolAnnotations } from '../tools/tool-annotations.ts';
-import type { Tool, ToolProgress } from '../tools/tool-types.ts';
-import { mapCallToolResult, type CallToolResultLike } from './map-call-tool-result.ts';
+import type { Tool, ToolContext, ToolInterruptResult } from '../tools/tool-types.ts';
+import { callMcpTool, toInputRequest, type ActiveCall } from './call-mcp-tool.ts';
+import { ElicitationRouter } from './elicitation-router.ts';
+import { listAllTools } from './list-all-tools.ts';
+import {
+  McpConnection,
+  type McpConnectionInfo,
+  type McpHeaders,
+  type McpTransportKind,
+} from './mcp-connection.ts';
 import { mapProviderToolNames } from './provider-tool-names.ts';
+import type { SchemaCache, SchemaCacheEntry } from './schema-cache.ts';
+import { schemaCacheKey } from './schema-cache-key.ts';
 import { describeServer, toMcpError } from './to-mcp-error.ts';
 
-/** HTTP headers for every request to the server, or a function that computes them. */
-export type McpHeaders = Record<string, string> | (() => Record<string, string>);
+export type { McpHeaders, McpTransportKind } from './mcp-connection.ts';
 
-/** Options of {@link mcpServer}. */
+/** Tool names, or `'*'` for every tool of the server. */
+export type ToolNameList = readonly string[] | '*';
+
+/** Options of {@link mcpServer} (DESIGN.md §3). */
 export interface McpServerOptions {
-  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:3001/mcp`. */
-  url: string | URL;
+  /** The server's endpoint, e.g. `http://127.0.0.1:3001/mcp`. Required unless `createTransport`. */
+  url?: string | URL;
   /** Shown in UIs and errors, and set as `Tool.server`. Default: the URL's host. */
   name?: string;
   /**
-   * Sent on every HTTP request (POST, GET stream, DELETE). Values never appear in errors or logs.
+   * `streamable-http` (default), legacy `sse` (HTTP+SSE, 2024-11-05), or `auto`: Streamable HTTP,
+   * falling back to legacy SSE when the first POST gets 400, 404 or 405.
    */
+  transport?: McpTransportKind;
+  /** Headers on every HTTP request (POST, GET stream, DELETE, legacy SSE); per run if a function. */
   headers?: McpHeaders;
-  /** Prepended to every tool name the model sees (then made provider-safe). Default none. */
+  /** Allow-list: only these tools (by the server's names), or those the predicate keeps. */
+  toolFilter?: readonly string[] | ((tool: McpTool) => boolean);
+  /** Prepended to every tool name the model sees (then made provider-safe, DESIGN.md §5). */
   toolPrefix?: string;
-  /** Per-request timeout in ms; progress notifications reset it. Default 60 000. */
+  /** Tools kept out of the model's list until `tool_search` finds them. */
+  deferredTools?: ToolNameList;
+  /** Tools whose every call waits for a human's approval. */
+  approvalRequiredTools?: ToolNameList;
+  /** Where tool listings are cached (memory or IndexedDB); none by default. */
+  schemaCache?: SchemaCache;
+  /** How long a cached listing is used, in ms, unless the server sends `ttlMs`. Default 300 000. */
+  cacheTtlMs?: number;
+  /** Do not open the standalone GET stream (2025 era); the server then cannot push outside calls. */
+  disableStandaloneSse?: boolean;
+  /** A call fails after this long without a result or progress, in ms. Default 60 000. */
   timeoutMs?: number;
+  /** A call fails after this long in all (time a human spends answering excluded), in ms. Default 600 000. */
+  maxTotalTimeoutMs?: number;
   /** The `fetch` to use; default the global one. */
   fetch?: typeof fetch;
+  /** Makes a non-HTTP transport (e.g. `stdioTransport()` from `@switchboard/core/node`). */
+  createTransport?: () => Transport;
 }
 
-/** Where the connection stands. */
-export type McpServerStatus = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
+/** Where the connection stands. `cached`: tools came from the schema cache, not yet connected. */
+export type McpServerStatus = 'idle' | 'connecting' | 'connected' | 'cached' | 'error' | 'closed';
 
 /** A stable snapshot of an {@link McpServer}'s state, for `useSyncExternalStore`. */
 export interface McpServerSnapshot {
   status: McpServerStatus;
   /** Set when `status` is `error`. */
   error?: SwitchboardError;
-  /** `modern` (2026-07-28, no sessions) or `legacy` (`initialize` era), once connected. */
+  /** `streamable-http`, `sse` or `custom`, once connected. */
+  transport?: McpConnectionInfo['transport'];
+  /** `modern` (2026-07-28, no sessions) or `legacy` (`initialize` era). */
   protocolEra?: 'modern' | 'legacy';
   protocolVersion?: string;
   serverInfo?: { name: string; version: string };
-  /** Provider-facing tools, once listed. */
-  tools?: readonly Tool[];
+  /** Provider-facing tools, once listed (replaced when the server's list changes). */
+  tools?: readonly McpToolDescriptor[];
+  /** `elicitationId`s the server reported complete (`notifications/elicitation/complete`). */
+  completedElicitations: readonly string[];
 }
 
-/** A tool as the server listed it, with the provider-safe name it is offered under. */
+/** A tool as the server listed it, offered under a provider-safe name. */
 export interface McpToolDescriptor extends Tool {
   /** The server's own name for the tool, used in `tools/call`. */
   originalName: string;
   server: string;
+  title?: string;
+  outputSchema?: Record<string, unknown>;
 }
 
-const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' };
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
+const DEFAULT_CACHE_TTL_MS = 300_000;
 
 /**
  * One remote MCP server as a toolset for an {@link Agent} (DESIGN.md §3), on
- * `@modelcontextprotocol/client` v2 with `versionNegotiation: { mode: 'auto' }`: it speaks the
- * 2026-07-28 revision and falls back to `initialize` (2025-11-25 … 2025-03-26) on its own.
- *
- * Connection is lazy and single-flight: the first `listTools` / `callTool` connects.
+ * `@modelcontextprotocol/client` v2 (both protocol eras, negotiated automatically). It lists
+ * all pages of tools (cached when a `schemaCache` is given), maps names to provider-safe ones,
+ * maps results (DESIGN.md §6), forwards progress, turns elicitation into interrupts
+ * (DESIGN.md §4), recovers expired sessions, re-lists on `list_changed`, and ends its sessions
+ * on `close()`.
  */
 export class McpServer {
   readonly name: string;
-  readonly url: URL;
+  /** The endpoint, when the server is reached over HTTP. */
+  readonly url: URL | undefined;
   readonly #options: McpServerOptions;
   readonly #where: string;
-  #connection: Promise<{ client: Client; transport: StreamableHTTPClientTransport }> | undefined;
+  readonly #router = new ElicitationRouter();
+  readonly #activeCalls = new Map<string, ActiveCall>();
+  #connection: McpConnection | undefined;
+  #prior: McpConnectionInfo | undefined;
   #tools: Promise<McpToolDescriptor[]> | undefined;
-  #snapshot: McpServerSnapshot = { status: 'idle' };
+  #lastRunContext: unknown;
+  #snapshot: McpServerSnapshot = { status: 'idle', completedElicitations: [] };
   readonly #listeners = new Set<() => void>();
 
   constructor(options: McpServerOptions) {
+    this.#options = options;
+    if (options.url === undefined) {
+      if (options.createTransport === undefined) {
+        throw new SwitchboardError(
+          'invalid_input',
+          'mcpServer() needs a url (or createTransport).',
+        );
+      }
+      this.url = undefined;
+      this.name = options.name ?? 'mcp-server';
+      this.#where = `MCP server "${this.name}"`;
+      return;
+    }
+    let url: URL;
     try {
-      this.url = new URL(options.url);
+      url = new URL(options.url);
     } catch (error) {
       throw new SwitchboardError(
         'invalid_input',
@@ -84,15 +141,15 @@ export class McpServer {
         },
       );
     }
-    if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new SwitchboardError(
         'invalid_input',
-        `MCP server URLs must be http(s), got ${this.url.protocol}`,
+        `MCP server URLs must be http(s), got ${url.protocol}`,
       );
     }
-    this.name = options.name ?? this.url.host;
-    this.#options = options;
-    this.#where = describeServer(this.name, this.url);
+    this.url = url;
+    this.name = options.name ?? url.host;
+    this.#where = describeServer(this.name, url);
   }
 
   /** Subscribes to snapshot changes; returns the unsubscribe function. */
@@ -107,184 +164,343 @@ export class McpServer {
   }
 
   /**
-   * Connects (once; later calls share the same attempt). After a failure the next call tries
-   * again.
+   * Connects now (otherwise the first listing or call does).
    *
    * @throws SwitchboardError `connection_refused`, `http_status`, `unsupported_protocol_version`,
    *   `invalid_response`, `timeout` or `aborted`.
    */
-  async connect(options: { signal?: AbortSignal } = {}): Promise<void> {
-    await this.#connect(options.signal);
+  async connect(options: { signal?: AbortSignal; runContext?: unknown } = {}): Promise<void> {
+    await this.#use(options.runContext, async () => undefined, options.signal);
   }
 
   /**
-   * Lists every tool (following every `nextCursor` page) and returns them as agent tools with
-   * provider-safe names (DESIGN.md §5). The listing is kept until `close()`.
+   * Every tool (all pages) as agent tools with provider-safe names, filtered, prefixed and
+   * flagged deferred / needing approval as configured. From the schema cache when a fresh entry
+   * exists (no network at all); otherwise listed and cached. Kept until `invalidate()`,
+   * `close()` or a `list_changed` from the server.
    */
-  async listTools(options: { signal?: AbortSignal } = {}): Promise<McpToolDescriptor[]> {
-    this.#tools ??= this.#listTools(options.signal).catch((error: unknown) => {
-      this.#tools = undefined;
-      throw error;
-    });
+  async listTools(
+    options: { signal?: AbortSignal; runContext?: unknown } = {},
+  ): Promise<McpToolDescriptor[]> {
+    this.#lastRunContext = options.runContext;
+    this.#tools ??= this.#loadTools(options.runContext, options.signal, false).catch(
+      (error: unknown) => {
+        this.#tools = undefined;
+        throw error;
+      },
+    );
     return await this.#tools;
   }
 
+  /** Forgets the listing (memory and schema cache); the next `listTools` asks the server. */
+  async invalidate(options: { signal?: AbortSignal; runContext?: unknown } = {}): Promise<void> {
+    this.#tools = undefined;
+    const cache = this.#options.schemaCache;
+    if (cache !== undefined) await cache.delete(await this.#cacheKey(options.runContext), options);
+  }
+
   /**
-   * Calls a tool by the server's own name. Tool errors (`isError: true`) and JSON-RPC errors
-   * come back as error outputs, not exceptions; only connection-level failures throw.
+   * Calls a tool by the server's own name, outside an agent run (a "tool runner"). Elicitation
+   * is answered by `onInput` (default: decline). Tool errors come back as error outputs.
    */
   async callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal; onProgress?: (progress: ToolProgress) => void } = {},
+    options: {
+      signal?: AbortSignal;
+      runContext?: unknown;
+      onProgress?: ToolContext['reportProgress'];
+      onInput?: ToolContext['requestInput'];
+    } = {},
   ): Promise<ToolOutput> {
-    const { client } = await this.#connect(options.signal);
-    try {
-      const result = await client.callTool(
-        { name, arguments: args },
-        {
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          timeout: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          resetTimeoutOnProgress: true,
-          onprogress: (progress) => {
-            const report: ToolProgress = { progress: progress.progress };
-            if (progress.total !== undefined) report.total = progress.total;
-            if (progress.message !== undefined) report.message = progress.message;
-            options.onProgress?.(report);
-          },
-        },
-      );
-      return mapCallToolResult(result as CallToolResultLike);
-    } catch (error) {
-      const failure = toMcpError(error, this.#where, options.signal);
-      if (failure.code === 'mcp_error') {
-        return {
-          text: failure.message,
-          isError: true,
-          error: {
-            code: (failure.details?.code as number | undefined) ?? 'mcp_error',
-            message: failure.message,
-          },
-        };
-      }
-      throw failure;
+    const controller = new AbortController();
+    const signal = options.signal ?? controller.signal;
+    const listed = (this.#snapshot.tools ?? []).find((tool) => tool.originalName === name);
+    const result = await callMcpTool(
+      this.#callScope(),
+      {
+        name,
+        ...(listed?.outputSchema === undefined ? {} : { outputSchema: listed.outputSchema }),
+      },
+      args,
+      {
+        signal,
+        callId: `direct-${crypto.randomUUID()}`,
+        threadId: '',
+        runId: '',
+        runContext: options.runContext,
+        reportProgress: options.onProgress ?? (() => undefined),
+        requestInput: options.onInput ?? (async () => ({ callId: '', action: 'reject' })),
+        interrupt: (request, resumeState) => ({
+          kind: 'switchboard.interrupt',
+          request,
+          resumeState,
+        }),
+      },
+    );
+    if ('kind' in result) {
+      return {
+        text: 'The server asked for input; answer it through an agent run (or pass onInput).',
+        isError: true,
+        error: { code: 'input_required', message: 'The server asked for input.' },
+      };
     }
+    return result;
   }
 
-  /** Ends the session with an HTTP DELETE (best effort) and closes the connection. Idempotent. */
+  /** Ends every session (HTTP DELETE, best effort) or the child process. Idempotent. */
   async close(): Promise<void> {
     const connection = this.#connection;
     this.#connection = undefined;
     this.#tools = undefined;
-    if (connection !== undefined) {
-      try {
-        const { client, transport } = await connection;
-        // A server may refuse DELETE (405) or have forgotten the session: closing goes on anyway.
-        await transport.terminateSession().catch(() => undefined);
-        await client.close();
-      } catch {
-        // The connection never came up: nothing to end.
+    await connection?.close();
+    this.#update({ status: 'closed', completedElicitations: [] });
+  }
+
+  async #loadTools(
+    runContext: unknown,
+    signal: AbortSignal | undefined,
+    refresh: boolean,
+  ): Promise<McpToolDescriptor[]> {
+    const cache = this.#options.schemaCache;
+    const key = cache === undefined ? undefined : await this.#cacheKey(runContext);
+    if (cache !== undefined && key !== undefined && !refresh) {
+      const entry = await cache.get(key, signal === undefined ? {} : { signal });
+      if (entry !== undefined) {
+        this.#rememberPrior(entry);
+        const tools = this.#describeTools(entry.tools as McpTool[]);
+        this.#update({
+          ...this.#snapshot,
+          status: this.#snapshot.status === 'connected' ? 'connected' : 'cached',
+          tools,
+          ...(entry.protocolEra === undefined ? {} : { protocolEra: entry.protocolEra }),
+          ...(entry.protocolVersion === undefined
+            ? {}
+            : { protocolVersion: entry.protocolVersion }),
+          ...(entry.serverInfo === undefined ? {} : { serverInfo: entry.serverInfo }),
+        });
+        return tools;
       }
     }
-    this.#update({ status: 'closed' });
-  }
-
-  #connect(
-    signal?: AbortSignal,
-  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-    this.#connection ??= this.#open(signal).catch((error: unknown) => {
-      this.#connection = undefined;
-      const failure = toMcpError(error, this.#where, signal);
-      this.#update({ status: 'error', error: failure });
-      throw failure;
-    });
-    return this.#connection;
-  }
-
-  async #open(
-    signal?: AbortSignal,
-  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-    this.#update({ status: 'connecting' });
-    const client = new Client(CLIENT_INFO, {
-      capabilities: {},
-      versionNegotiation: { mode: 'auto' },
-    });
-    const transport = new StreamableHTTPClientTransport(this.url, {
-      fetch: this.#fetchWithHeaders(),
-    });
-    await client.connect(transport, signal === undefined ? undefined : { signal });
-    const serverVersion = client.getServerVersion();
-    const era = client.getProtocolEra();
-    const version = client.getNegotiatedProtocolVersion();
-    this.#update({
-      status: 'connected',
-      ...(era === undefined ? {} : { protocolEra: era }),
-      ...(version === undefined ? {} : { protocolVersion: version }),
-      ...(serverVersion === undefined
-        ? {}
-        : { serverInfo: { name: serverVersion.name, version: serverVersion.version } }),
-    });
-    return { client, transport };
-  }
-
-  async #listTools(signal?: AbortSignal): Promise<McpToolDescriptor[]> {
-    const { client } = await this.#connect(signal);
-    let listed: McpTool[];
-    try {
-      // Without a cursor the client follows every nextCursor page (capped at 64 pages).
-      listed = (await client.listTools(undefined, signal === undefined ? {} : { signal })).tools;
-    } catch (error) {
-      throw toMcpError(error, this.#where, signal);
+    const listing = await this.#use(
+      runContext,
+      (client) => listAllTools(client, this.#where, signal),
+      signal,
+    );
+    const listed = this.#applyFilter(listing.tools);
+    if (cache !== undefined && key !== undefined) {
+      const now = Date.now();
+      const info = this.#connection?.info;
+      const entry: SchemaCacheEntry = {
+        tools: listed,
+        storedAt: now,
+        expiresAt: now + (listing.ttlMs ?? this.#options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS),
+      };
+      if (info?.protocolEra !== undefined) entry.protocolEra = info.protocolEra;
+      if (info?.protocolVersion !== undefined) entry.protocolVersion = info.protocolVersion;
+      if (info?.discover !== undefined) entry.discover = info.discover;
+      if (info?.serverInfo !== undefined) entry.serverInfo = info.serverInfo;
+      await cache.set(key, entry, signal === undefined ? {} : { signal });
     }
+    const tools = this.#describeTools(listed);
+    this.#update({ ...this.#snapshot, tools });
+    return tools;
+  }
+
+  #applyFilter(tools: McpTool[]): McpTool[] {
+    const filter = this.#options.toolFilter;
+    if (filter === undefined) return tools;
+    if (typeof filter === 'function') return tools.filter((tool) => filter(tool));
+    return tools.filter((tool) => filter.includes(tool.name));
+  }
+
+  #describeTools(listed: McpTool[]): McpToolDescriptor[] {
     const names = mapProviderToolNames(
       listed.map((tool) => tool.name),
       this.#options.toolPrefix ?? '',
     );
     const byOriginal = new Map(listed.map((tool) => [tool.name, tool]));
-    const tools = [...names].map(([safeName, originalName]) =>
+    return [...names].map(([safeName, originalName]) =>
       this.#toAgentTool(safeName, byOriginal.get(originalName) as McpTool),
     );
-    this.#update({ ...this.#snapshot, tools });
-    return tools;
   }
 
   #toAgentTool(safeName: string, listed: McpTool): McpToolDescriptor {
+    const outputSchema = listed.outputSchema as Record<string, unknown> | undefined;
     const tool: McpToolDescriptor = {
       name: safeName,
       originalName: listed.name,
       server: this.name,
       description: listed.description ?? listed.title ?? '',
       inputSchema: listed.inputSchema as Record<string, unknown>,
-      execute: async (args, context) =>
-        await this.callTool(listed.name, (args ?? {}) as Record<string, unknown>, {
-          signal: context.signal,
-          onProgress: (progress) => context.reportProgress(progress),
-        }),
+      execute: async (args, context): Promise<ToolOutput | ToolInterruptResult> =>
+        await callMcpTool(
+          this.#callScope(),
+          { name: listed.name, ...(outputSchema === undefined ? {} : { outputSchema }) },
+          (args ?? {}) as Record<string, unknown>,
+          context,
+        ),
     };
+    const title = listed.title ?? listed.annotations?.title;
+    if (title !== undefined) tool.title = title;
+    if (outputSchema !== undefined) tool.outputSchema = outputSchema;
     if (listed.annotations !== undefined) tool.annotations = listed.annotations as ToolAnnotations;
+    if (matches(this.#options.deferredTools, listed.name)) tool.deferred = true;
+    if (matches(this.#options.approvalRequiredTools, listed.name)) tool.needsApproval = true;
     return tool;
   }
 
-  #fetchWithHeaders(): typeof fetch {
-    const baseFetch = this.#options.fetch ?? globalThis.fetch.bind(globalThis);
-    const configured = this.#options.headers;
-    if (configured === undefined) return baseFetch;
-    return (input, init) => {
-      const headers = new Headers(init?.headers);
-      const extra = typeof configured === 'function' ? configured() : configured;
-      for (const [key, value] of Object.entries(extra)) headers.set(key, value);
-      return baseFetch(input, { ...init, headers });
+  #callScope() {
+    return {
+      connection: this.#ensureConnection(),
+      router: this.#router,
+      activeCalls: this.#activeCalls,
+      where: this.#where,
+      timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxTotalTimeoutMs: this.#options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS,
     };
   }
 
-  #update(next: McpServerSnapshot): void {
-    const merged: McpServerSnapshot = { ...next };
-    if (next.status === 'connecting' || next.status === 'closed') {
-      delete merged.tools;
+  async #use<T>(
+    runContext: unknown,
+    operation: (client: Client) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const connection = this.#ensureConnection();
+    if (connection.info === undefined) this.#update({ ...this.#snapshot, status: 'connecting' });
+    try {
+      const result = await connection.use(
+        runContext,
+        operation,
+        signal === undefined ? {} : { signal },
+      );
+      this.#syncInfo(connection, 'connected');
+      return result;
+    } catch (error) {
+      const failure = toMcpError(error, this.#where, signal);
+      if (failure.code !== 'aborted')
+        this.#update({ ...this.#snapshot, status: 'error', error: failure });
+      throw failure;
     }
-    this.#snapshot = merged;
-    for (const listener of this.#listeners) listener();
   }
+
+  #ensureConnection(): McpConnection {
+    if (this.#connection !== undefined) return this.#connection;
+    const options = this.#options;
+    const connection = new McpConnection({
+      name: this.name,
+      ...(this.url === undefined ? {} : { url: this.url }),
+      transport: options.transport ?? 'streamable-http',
+      ...(options.headers === undefined ? {} : { headers: options.headers }),
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      ...(options.disableStandaloneSse === undefined
+        ? {}
+        : { disableStandaloneSse: options.disableStandaloneSse }),
+      ...(options.createTransport === undefined
+        ? {}
+        : { createTransport: options.createTransport }),
+      ...(this.#prior === undefined ? {} : { prior: this.#prior }),
+      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
+      fetchMiddleware: (next) => this.#router.middleware(next),
+      setupClient: (client) => this.#setupClient(client),
+    });
+    connection.onChange(() => this.#syncInfo(connection, this.#snapshot.status));
+    this.#connection = connection;
+    return connection;
+  }
+
+  #setupClient(client: Client): void {
+    client.setRequestHandler('elicitation/create', async (request, context) => {
+      const callId = this.#router.callFor(context.mcpReq.id);
+      const active = callId === undefined ? undefined : this.#activeCalls.get(callId);
+      // A request outside any tool call has no human to ask in an agent run.
+      if (active === undefined) return { action: 'cancel' };
+      return (await active.ask(toInputRequest(request.params as Record<string, unknown>))) as never;
+    });
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      void this.#onToolsChanged();
+    });
+    client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
+      const id = (notification.params as { elicitationId?: unknown } | undefined)?.elicitationId;
+      if (typeof id !== 'string') return;
+      this.#update({
+        ...this.#snapshot,
+        completedElicitations: [...this.#snapshot.completedElicitations, id].slice(-100),
+      });
+    });
+  }
+
+  /** The server's tools changed: list every page again, replace the tools, refresh the cache. */
+  async #onToolsChanged(): Promise<void> {
+    const refreshed = this.#loadTools(this.#lastRunContext, undefined, true);
+    this.#tools = refreshed;
+    try {
+      await refreshed;
+    } catch (error) {
+      this.#tools = undefined;
+      this.#update({ ...this.#snapshot, status: 'error', error: toMcpError(error, this.#where) });
+    }
+  }
+
+  #rememberPrior(entry: SchemaCacheEntry): void {
+    if (this.#connection !== undefined || entry.protocolEra === undefined) return;
+    const transport =
+      this.#options.createTransport === undefined
+        ? this.#options.transport === 'sse'
+          ? 'sse'
+          : 'streamable-http'
+        : 'custom';
+    this.#prior = {
+      transport,
+      protocolEra: entry.protocolEra,
+      ...(entry.discover === undefined ? {} : { discover: entry.discover }),
+    };
+  }
+
+  async #cacheKey(runContext: unknown): Promise<string> {
+    const configured = this.#options.headers;
+    const headers = typeof configured === 'function' ? await configured(runContext) : configured;
+    const filter = this.#options.toolFilter;
+    return await schemaCacheKey({
+      url: this.url ?? `custom://${encodeURIComponent(this.name)}`,
+      transport: this.#options.transport ?? 'streamable-http',
+      ...(Array.isArray(filter) ? { toolFilter: filter as readonly string[] } : {}),
+      ...(this.#options.toolPrefix === undefined ? {} : { toolPrefix: this.#options.toolPrefix }),
+      ...(headers === undefined ? {} : { headers }),
+    });
+  }
+
+  #syncInfo(connection: McpConnection, status: McpServerStatus): void {
+    const info = connection.info;
+    const next: McpServerSnapshot = { ...this.#snapshot, status };
+    if (status !== 'error') delete next.error;
+    if (info !== undefined) {
+      next.transport = info.transport;
+      if (info.protocolEra !== undefined) next.protocolEra = info.protocolEra;
+      if (info.protocolVersion !== undefined) next.protocolVersion = info.protocolVersion;
+      if (info.serverInfo !== undefined) next.serverInfo = info.serverInfo;
+    }
+    if (
+      next.status === this.#snapshot.status &&
+      next.transport === this.#snapshot.transport &&
+      next.protocolEra === this.#snapshot.protocolEra &&
+      next.protocolVersion === this.#snapshot.protocolVersion &&
+      next.serverInfo === this.#snapshot.serverInfo &&
+      next.error === this.#snapshot.error
+    ) {
+      return;
+    }
+    this.#update(next);
+  }
+
+  #update(next: McpServerSnapshot): void {
+    this.#snapshot = next;
+    for (const listener of [...this.#listeners]) listener();
+  }
+}
+
+function matches(list: ToolNameList | undefined, name: string): boolean {
+  return list === '*' || (list !== undefined && list.includes(name));
 }
 
 /** Creates an {@link McpServer}. See {@link McpServerOptions}. */

@@ -3,3 +3,4 @@
  * imported by the root entry (DESIGN.md §1).
  */
 export { JsonlHistoryStore, type JsonlHistoryStoreOptions } from './jsonl-history-store.ts';
+export { stdioTransport, type StdioTransportOptions } from './stdio-transport.ts';

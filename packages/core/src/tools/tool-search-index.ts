@@ -80,11 +80,20 @@ export function tokenize(text: string): string[] {
 }
 
 function stem(word: string): string {
+  const base = stripSuffix(word);
+  // Words ending in "e" lose it before "-ing"/"-ed" ("create" → "creating", "created"), and
+  // "databases" → "database" must meet "database": drop a final "e" so all forms share a stem.
+  return base.length > 4 && base.endsWith('e') ? base.slice(0, -1) : base;
+}
+
+function stripSuffix(word: string): string {
   if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 4 && word.endsWith('es') && /(sh|ch|x|s)es$/.test(word))
-    return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
+  // "-es" is a plural suffix only after sibilants ("boxes", "matches", "addresses"); in
+  // "databases" or "responses" only the "s" is.
+  if (word.length > 4 && /(sh|ch|x|z|ss)es$/.test(word)) return word.slice(0, -2);
+  // Not "status", "ss" words ("address") either.
+  if (word.length > 3 && word.endsWith('s') && !/(ss|us)$/.test(word)) return word.slice(0, -1);
   if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2);
   return word;
 }

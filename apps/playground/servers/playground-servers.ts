@@ -1,0 +1,185 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEverythingServer, startScriptedModelServer } from '@switchboard/core/testing';
+import { build, createServer, preview, type InlineConfig, type LogLevel } from 'vite';
+import { pickPort } from './pick-port.ts';
+
+/** Options of {@link startPlaygroundServers}. Every port is a preference: a taken one is replaced. */
+export interface PlaygroundServersOptions {
+  /**
+   * How the page is served:
+   * - `dev` (default): the Vite dev server, with hot reload; what `npm start` runs.
+   * - `preview`: the page is built once (`vite build` into a temporary folder, removed on close)
+   *   and served by `vite preview` with a strict Content-Security-Policy: the production bundle,
+   *   with much faster page loads (the e2e tests use it).
+   */
+  mode?: 'dev' | 'preview';
+  /** Port of the page server. Default: a free port. */
+  playgroundPort?: number;
+  /** Port of the everything MCP server (Streamable HTTP at `/mcp`). Default: a free port. */
+  mcpPort?: number;
+  /** Port of the scripted model server (OpenAI Chat Completions at `/v1`). Default: a free port. */
+  modelPort?: number;
+  /** Vite's log level. Default `warn`. */
+  logLevel?: LogLevel;
+}
+
+/** A preferred port that was taken, and the port used instead. */
+export interface PortFallback {
+  service: 'playground' | 'mcp' | 'model';
+  wanted: number;
+  used: number;
+}
+
+/** The running playground: the page, the MCP server and the scripted model, all on 127.0.0.1. */
+export interface PlaygroundServers {
+  urls: {
+    /** The page to open, e.g. `http://127.0.0.1:5173/`. */
+    playground: string;
+    /** The everything server's MCP endpoint, e.g. `http://127.0.0.1:3001/mcp`. */
+    mcp: string;
+    /** The scripted model's OpenAI-compatible base URL, e.g. `http://127.0.0.1:3002/v1`. */
+    modelBaseUrl: string;
+  };
+  /** Preferred ports that were taken. */
+  fallbacks: PortFallback[];
+  /** Stops the page server, the model server and the MCP server process. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Sent with the built page (`preview` mode): no inline or eval'd script, styles from the page's
+ * own origin. `connect-src` stays open because the user may point the page at any MCP server or
+ * model endpoint. The dev server cannot use it (Vite injects inline scripts for hot reload).
+ */
+export const playgroundContentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "media-src 'self' data:",
+  "connect-src 'self' http: https:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const appRoot = fileURLToPath(new URL('..', import.meta.url));
+const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
+
+/**
+ * Starts everything the playground page needs, all bound to 127.0.0.1:
+ * `@modelcontextprotocol/server-everything` (a child process, Streamable HTTP), the scripted
+ * model server (offline, no real LLM) and the page server (Vite). The page learns the two server
+ * URLs through Vite `define` (`import.meta.env.VITE_SWITCHBOARD_MCP_URL` and
+ * `import.meta.env.VITE_SWITCHBOARD_MODEL_BASE_URL`).
+ *
+ * When a start fails, whatever already started is stopped before the error is rethrown.
+ */
+export async function startPlaygroundServers(
+  options: PlaygroundServersOptions = {},
+): Promise<PlaygroundServers> {
+  const fallbacks: PortFallback[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      // Last started first: the page server goes before the servers it talks to.
+      for (const closer of closers.reverse()) await closer().catch(() => undefined);
+    })();
+    return closing;
+  };
+
+  try {
+    const mcpPort = await pickPort(options.mcpPort);
+    if (mcpPort.taken !== undefined) {
+      fallbacks.push({ service: 'mcp', wanted: mcpPort.taken, used: mcpPort.port });
+    }
+    const everything = await startEverythingServer({
+      transport: 'streamableHttp',
+      port: mcpPort.port,
+    });
+    closers.push(() => everything.close());
+
+    const modelPort = await pickPort(options.modelPort);
+    if (modelPort.taken !== undefined) {
+      fallbacks.push({ service: 'model', wanted: modelPort.taken, used: modelPort.port });
+    }
+    const model = await startScriptedModelServer({ port: modelPort.port });
+    closers.push(() => model.close());
+    const modelBaseUrl = `${model.url}/v1`;
+
+    const wantedPagePort = options.playgroundPort ?? (await pickPort()).port;
+    const config: InlineConfig = {
+      root: appRoot,
+      configFile,
+      clearScreen: false,
+      logLevel: options.logLevel ?? 'warn',
+      define: {
+        'import.meta.env.VITE_SWITCHBOARD_MCP_URL': JSON.stringify(everything.url),
+        'import.meta.env.VITE_SWITCHBOARD_MODEL_BASE_URL': JSON.stringify(modelBaseUrl),
+      },
+    };
+    const pagePort =
+      options.mode === 'preview'
+        ? await startPreview(config, wantedPagePort, closers)
+        : await startDev(config, wantedPagePort, closers);
+    if (pagePort !== wantedPagePort) {
+      fallbacks.push({ service: 'playground', wanted: wantedPagePort, used: pagePort });
+    }
+
+    return {
+      urls: { playground: `http://127.0.0.1:${pagePort}/`, mcp: everything.url, modelBaseUrl },
+      fallbacks,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Starts the Vite dev server; resolves with the port it listens on. */
+async function startDev(
+  config: InlineConfig,
+  port: number,
+  closers: (() => Promise<void>)[],
+): Promise<number> {
+  const server = await createServer({
+    ...config,
+    server: { host: '127.0.0.1', port, strictPort: false },
+  });
+  closers.push(() => server.close());
+  await server.listen();
+  return listeningPort(server.httpServer?.address(), port);
+}
+
+/** Builds the page into a temporary folder and serves it with `vite preview`. */
+async function startPreview(
+  config: InlineConfig,
+  port: number,
+  closers: (() => Promise<void>)[],
+): Promise<number> {
+  const outDir = await mkdtemp(join(tmpdir(), 'switchboard-playground-'));
+  closers.push(() => rm(outDir, { recursive: true, force: true }));
+  await build({ ...config, build: { outDir, emptyOutDir: true, sourcemap: false } });
+  const server = await preview({
+    ...config,
+    build: { outDir },
+    preview: {
+      host: '127.0.0.1',
+      port,
+      strictPort: false,
+      headers: { 'Content-Security-Policy': playgroundContentSecurityPolicy },
+    },
+  });
+  closers.push(() => server.close());
+  return listeningPort(server.httpServer.address(), port);
+}
+
+function listeningPort(address: AddressInfo | string | null | undefined, fallback: number): number {
+  return typeof address === 'object' && address !== null ? address.port : fallback;
+}

@@ -1,0 +1,98 @@
+/**
+ * `npm start`: runs the playground on 127.0.0.1 — the everything MCP server, the scripted model
+ * server and the Vite dev server — and prints where each one runs. Ctrl-C (SIGINT) or SIGTERM
+ * stops them all.
+ *
+ * Ports default to 5173 (page), 3001 (MCP) and 3002 (model); a taken port is replaced by a free
+ * one. Override with PLAYGROUND_PORT, PLAYGROUND_MCP_PORT and PLAYGROUND_MODEL_PORT.
+ */
+import { startPlaygroundServers, type PlaygroundServers } from './playground-servers.ts';
+
+function portFromEnvironment(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`${name} must be a TCP port number (0-65535), got "${raw}".`);
+  }
+  return port;
+}
+
+const serviceNames = { playground: 'page', mcp: 'MCP server', model: 'model server' } as const;
+
+async function main(): Promise<void> {
+  const ports = {
+    playgroundPort: portFromEnvironment('PLAYGROUND_PORT', 5173),
+    mcpPort: portFromEnvironment('PLAYGROUND_MCP_PORT', 3001),
+    modelPort: portFromEnvironment('PLAYGROUND_MODEL_PORT', 3002),
+  };
+  console.log('Starting the Switchboard playground…');
+  // Set once the start finished; a signal during the start finds it unset.
+  const running: { servers?: PlaygroundServers } = {};
+  let stopping = false;
+  let firstSignalAt = 0;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      // Ctrl-C reaches this process twice: from the terminal and relayed by tsx. Only a signal
+      // sent later (a second Ctrl-C while stopping hangs) forces the exit.
+      if (Date.now() - firstSignalAt < 1000) return;
+      console.log(`\nReceived ${signal} again: exiting now.`);
+      process.exit(1);
+    }
+    stopping = true;
+    firstSignalAt = Date.now();
+    console.log(`\nReceived ${signal}: stopping the servers…`);
+    // While starting, `main` stops whatever started once the start returns.
+    if (running.servers === undefined) return;
+    void running.servers.close().then(
+      () => {
+        console.log('Stopped.');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error('Could not stop every server cleanly:', error);
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
+
+  const servers = await startPlaygroundServers(ports);
+  running.servers = servers;
+  if (stopping) {
+    // A signal arrived while starting, when there was nothing to close yet.
+    await servers.close();
+    console.log('Stopped.');
+    process.exit(0);
+  }
+  const { urls, fallbacks } = servers;
+  const lines = [
+    '',
+    'Switchboard playground is running (everything on 127.0.0.1):',
+    '',
+    `  Open this page:  ${urls.playground}`,
+    '',
+    `  MCP server:      ${urls.mcp}`,
+    '                   @modelcontextprotocol/server-everything, Streamable HTTP',
+    `  Model server:    ${urls.modelBaseUrl}`,
+    '                   scripted model (offline, no real LLM); OpenAI Chat Completions format',
+    '  Page server:     Vite dev server (hot reload)',
+  ];
+  for (const fallback of fallbacks) {
+    lines.push(
+      `  Note: port ${fallback.wanted} was taken, so the ${serviceNames[fallback.service]} uses ${fallback.used}.`,
+    );
+  }
+  lines.push(
+    '',
+    'Try "what is 2 plus 3?" in the chat. Use Settings in the page for a real',
+    'OpenAI-compatible model. Press Ctrl-C to stop everything.',
+    '',
+  );
+  console.log(lines.join('\n'));
+}
+
+main().catch((error: unknown) => {
+  console.error('The playground could not start:', error);
+  process.exit(1);
+});

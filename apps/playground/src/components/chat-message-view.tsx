@@ -1,0 +1,38 @@
+import type { ChatMessage } from '@switchboard/core';
+import { ToolCallCard } from './tool-call-card.tsx';
+
+const roleLabels = { user: 'You', assistant: 'Agent', system: 'System' } as const;
+
+/** One message: its text, reasoning and tool calls in order, all rendered as text. */
+export function ChatMessageView({ message }: { message: ChatMessage }) {
+  return (
+    <li
+      className={`message message--${message.role}`}
+      data-testid="message"
+      data-role={message.role}
+    >
+      <span className="message__role">{roleLabels[message.role]}</span>
+      {message.parts.map((part, index) => {
+        switch (part.type) {
+          case 'text':
+            return (
+              <p key={index} className="message__text" data-testid="message-text">
+                {part.text}
+              </p>
+            );
+          case 'reasoning':
+            return (
+              <details key={index} className="message__reasoning" data-testid="message-reasoning">
+                <summary>Reasoning</summary>
+                <p>{part.text}</p>
+              </details>
+            );
+          case 'tool-call':
+            return <ToolCallCard key={part.callId} part={part} />;
+          default:
+            return null;
+        }
+      })}
+    </li>
+  );
+}

@@ -1,0 +1,12 @@
+/// <reference types="vite/client" />
+
+interface ImportMetaEnv {
+  /** The MCP endpoint of the everything server, set by servers/playground-servers.ts. */
+  readonly VITE_SWITCHBOARD_MCP_URL?: string;
+  /** The scripted model's OpenAI-compatible base URL, set by servers/playground-servers.ts. */
+  readonly VITE_SWITCHBOARD_MODEL_BASE_URL?: string;
+}
+
+interface ImportMeta {
+  readonly env: ImportMetaEnv;
+}

@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import { defineConfig } from '@playwright/test';
+
+/** Debian's Chromium (used on CI and in this repo's dev machine); else Playwright's own browser. */
+const systemChromium = '/usr/bin/chromium';
+
+/**
+ * End-to-end tests of the playground in real Chromium. `global-setup.ts` starts the playground
+ * servers (everything MCP server, scripted model, Vite) on free ports on 127.0.0.1 and stops them
+ * after the run.
+ */
+export default defineConfig({
+  testDir: './tests',
+  globalSetup: './global-setup.ts',
+  workers: 2,
+  retries: 0,
+  forbidOnly: process.env['CI'] !== undefined,
+  // Generous: a loaded 2-CPU machine can take several seconds per dev-server page load.
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: 'list',
+  use: {
+    browserName: 'chromium',
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    screenshot: 'only-on-failure',
+    trace: 'retain-on-failure',
+    launchOptions: {
+      ...(existsSync(systemChromium) ? { executablePath: systemChromium } : {}),
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+});

@@ -1,0 +1,168 @@
+/**
+ * The MCP client that the official conformance harness (`@modelcontextprotocol/conformance`)
+ * spawns for each client scenario; `run-conformance.mjs` runs it with `tsx` on the project Node.
+ * It drives our MCP layer — `mcpServer()` from the package root, the same code an agent uses —
+ * never the SDK directly.
+ *
+ * Contract (harness `client` command): the server URL is the last argument, the scenario name is
+ * in `MCP_CONFORMANCE_SCENARIO`, scenario data (JSON) in `MCP_CONFORMANCE_CONTEXT`, and the
+ * revision under test in `MCP_CONFORMANCE_PROTOCOL_VERSION`. We do not pin the revision: our
+ * layer negotiates the era itself (`server/discover`, else `initialize`), which is what the
+ * harness grades. Exit 0 when the scenario's steps ran; the harness grades the wire.
+ *
+ * Elicitation is answered like a user who accepts the form unchanged: `approve` with empty
+ * content. Filling in the schema's defaults is the layer's job (it declares
+ * `elicitation.form.applyDefaults`), which is what `elicitation-sep1034-client-defaults` checks.
+ */
+import { mcpServer, type McpServer, type McpToolDescriptor, type ToolContext } from '../src/index.ts';
+
+type InputHandler = ToolContext['requestInput'];
+
+const serverUrl = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const context = parseContext(process.env.MCP_CONFORMANCE_CONTEXT);
+
+/** Accepts every form unchanged (defaults are applied by the layer) and every URL request. */
+const acceptUnchanged: InputHandler = async (request) => {
+  log(`elicitation (${request.mode}): ${request.message ?? ''}`);
+  return request.mode === 'form'
+    ? { callId: '', action: 'approve', content: {} }
+    : { callId: '', action: 'approve' };
+};
+
+/** What the client does per scenario; anything else gets {@link callEveryTool}. */
+const scenarios: Record<string, (server: McpServer) => Promise<void>> = {
+  // The handshake only: connect and list.
+  initialize: async (server) => {
+    await server.listTools();
+  },
+  tools_call: async (server) => {
+    await server.listTools();
+    await call(server, 'add_numbers', { a: 5, b: 7 });
+  },
+  'elicitation-sep1034-client-defaults': async (server) => {
+    await server.listTools();
+    await call(server, 'test_client_elicitation_defaults', {});
+  },
+  'sse-retry': async (server) => {
+    await server.listTools();
+    await call(server, 'test_reconnection', {});
+  },
+  'json-schema-2020-12-preservation': async (server) => {
+    const tools = await server.listTools();
+    const focal = findTool(tools, 'json_schema_2020_12_tool');
+    await call(server, 'json_schema_echo', { schema: focal.inputSchema });
+  },
+  // Listing is the whole test: the network `$ref` must not be fetched.
+  'json-schema-ref-no-deref': async (server) => {
+    await server.listTools();
+  },
+  'request-metadata': async (server) => {
+    const tools = await server.listTools();
+    for (const tool of tools) await call(server, tool.originalName, argumentsFor(tool));
+  },
+  'http-custom-headers': async (server) => {
+    await server.listTools();
+    const toolCalls = (context.toolCalls ?? []) as { name: string; arguments: Record<string, unknown> }[];
+    for (const toolCall of toolCalls) await call(server, toolCall.name, toolCall.arguments);
+  },
+  'sep-2322-client-request-state': async (server) => {
+    await server.listTools();
+    await call(server, 'test_mrtr_echo_state', {});
+    await call(server, 'test_mrtr_no_state', {});
+    await call(server, 'test_mrtr_unrelated', {});
+    await call(server, 'test_mrtr_no_result_type', {});
+  },
+};
+
+/**
+ * Lists the tools and calls each one the layer offers, with arguments made from its schema.
+ * Serves `http-standard-headers` and `http-invalid-tool-headers` (tools with an invalid
+ * `x-mcp-header` must not be offered, so must not be called), the auth scenarios (which fail at
+ * the first request until OAuth lands) and any scenario added later.
+ */
+async function callEveryTool(server: McpServer): Promise<void> {
+  const tools = await server.listTools();
+  for (const tool of tools) await call(server, tool.originalName, argumentsFor(tool));
+}
+
+async function call(server: McpServer, name: string, args: Record<string, unknown>): Promise<void> {
+  const output = await server.callTool(name, args, {
+    onInput: acceptUnchanged,
+    onProgress: (progress) => log(`progress ${progress.progress}/${progress.total ?? '?'}`),
+  });
+  log(`${name} → ${output.isError === true ? 'error: ' : ''}${output.text}`);
+  if (output.error?.code === 'input_required') {
+    throw new Error(`${name}: callTool could not answer the server's input request.`);
+  }
+}
+
+function findTool(tools: readonly McpToolDescriptor[], name: string): McpToolDescriptor {
+  const tool = tools.find((candidate) => candidate.originalName === name);
+  if (tool === undefined) throw new Error(`The server offered no tool named ${name}.`);
+  return tool;
+}
+
+/** Arguments for a tool's required properties: its default, first enum value, or a sample. */
+function argumentsFor(tool: McpToolDescriptor): Record<string, unknown> {
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = (tool.inputSchema.required ?? []) as string[];
+  const args: Record<string, unknown> = {};
+  for (const name of required) args[name] = sampleValue(properties[name] ?? {});
+  return args;
+}
+
+function sampleValue(schema: Record<string, unknown>): unknown {
+  if ('default' in schema) return schema.default;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  switch (schema.type) {
+    case 'integer':
+    case 'number':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    case 'null':
+      return null;
+    default:
+      return 'sample';
+  }
+}
+
+function parseContext(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined || raw === '') return {};
+  try {
+    return JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** Diagnostics go to stderr, which the harness saves as `stderr.txt`. */
+function log(message: string): void {
+  process.stderr.write(`[conformance-client] ${message}\n`);
+}
+
+async function main(): Promise<number> {
+  if (serverUrl === undefined || !/^https?:\/\//.test(serverUrl)) {
+    log('usage: client.ts <server-url> (scenario in MCP_CONFORMANCE_SCENARIO)');
+    return 2;
+  }
+  log(`scenario ${scenario || '(none)'} against ${serverUrl}`);
+  const server = mcpServer({ url: serverUrl, transport: 'streamable-http', name: 'conformance' });
+  try {
+    await (scenarios[scenario] ?? callEveryTool)(server);
+    return 0;
+  } catch (error) {
+    log(`failed: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    await server.close();
+  }
+}
+
+// Exit explicitly: the harness waits for the process, and a lingering socket must not stall it.
+process.exit(await main());

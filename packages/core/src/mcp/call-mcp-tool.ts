@@ -1,0 +1,299 @@
+import {
+  ProtocolError,
+  UrlElicitationRequiredError,
+  isInputRequiredResult,
+  specTypeSchemas,
+  withInputRequired,
+  type Client,
+} from '@modelcontextprotocol/client';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
+import type { Resolution } from '../agent/interrupt.ts';
+import { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { ToolOutput } from '../items.ts';
+import type { InputRequest, ToolContext, ToolInterruptResult } from '../tools/tool-types.ts';
+import { CallTimer } from './call-timer.ts';
+import { CALL_ID_META_KEY, type ElicitationRouter } from './elicitation-router.ts';
+import { mapCallToolResult, type CallToolResultLike } from './map-call-tool-result.ts';
+import type { McpConnection } from './mcp-connection.ts';
+import { toMcpError } from './to-mcp-error.ts';
+
+/** A pushed `elicitation/create` waiting for the human, as seen by the server's handler. */
+export interface ActiveCall {
+  /** Asks the human (pausing the call's clocks) and returns the MCP `ElicitResult`. */
+  ask(request: InputRequest): Promise<ElicitResultLike>;
+}
+
+/** The MCP `ElicitResult` (spec 2025-11-25, elicitation). */
+export interface ElicitResultLike {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** The plain-JSON resume states an MCP call stores in the run state. */
+type McpResumeState =
+  /** MRTR (2026-07-28): the server's `requestState` and requests; answers gathered so far. */
+  | {
+      kind: 'mrtr';
+      requestState?: string;
+      inputRequests: Record<string, unknown>;
+      answers: Record<string, ElicitResultLike>;
+      key: string;
+    }
+  /** A pushed request (2025 era): what was asked, to recognise it when the server asks again. */
+  | { kind: 'pushed'; request: InputRequest }
+  /** Error -32042: URL elicitations required before the call can succeed. */
+  | { kind: 'url-required'; url: string; shownUrls: string[] };
+
+/** Everything one call needs from its {@link McpServer}. */
+export interface McpCallScope {
+  connection: McpConnection;
+  router: ElicitationRouter;
+  /** Calls in flight by call id, for the `elicitation/create` handler. */
+  activeCalls: Map<string, ActiveCall>;
+  where: string;
+  timeoutMs: number;
+  maxTotalTimeoutMs: number;
+}
+
+const validator = new CfWorkerJsonSchemaValidator();
+const RESULT_SCHEMA = withInputRequired(specTypeSchemas.CallToolResult);
+/** The SDK's own timeout is switched off (our {@link CallTimer} keeps time); max setTimeout. */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+
+/**
+ * Calls one MCP tool for the agent: progress forwarded, our clocks (idle timeout reset by
+ * progress, absolute cap, both paused while a human answers), and every way a server asks the
+ * human turned into the same interrupt: a pushed `elicitation/create` (2025 era, live wait), an
+ * `input_required` result (MRTR, stored `requestState`) and error -32042 (URL required).
+ */
+export async function callMcpTool(
+  scope: McpCallScope,
+  tool: { name: string; outputSchema?: Record<string, unknown> },
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolOutput | ToolInterruptResult> {
+  const resume = context.resume;
+  const state = resume?.resumeState as McpResumeState | undefined;
+  let retry:
+    { inputResponses: Record<string, ElicitResultLike>; requestState?: string } | undefined;
+  let storedAnswer: { request: InputRequest; resolution: Resolution } | undefined;
+  let shownUrls: string[] = [];
+
+  if (resume !== undefined && state?.kind === 'mrtr') {
+    const answers = { ...state.answers, [state.key]: toElicitResult(resume.resolution) };
+    const next = nextElicitation(state.inputRequests, answers);
+    if (next !== undefined) {
+      return context.interrupt(next.request, { ...state, answers, key: next.key });
+    }
+    retry = {
+      inputResponses: answers,
+      ...(state.requestState === undefined ? {} : { requestState: state.requestState }),
+    };
+  } else if (resume !== undefined && state?.kind === 'url-required') {
+    if (resume.resolution.action !== 'approve') {
+      return declinedOutput(resume.resolution.action);
+    }
+    shownUrls = state.shownUrls;
+  } else if (resume !== undefined && state?.kind === 'pushed') {
+    storedAnswer = { request: state.request, resolution: resume.resolution };
+  }
+
+  const timer = new CallTimer(scope.timeoutMs, scope.maxTotalTimeoutMs, context.signal);
+  const untrack = scope.router.track(context.callId);
+  scope.activeCalls.set(context.callId, {
+    ask: async (request) => {
+      if (storedAnswer !== undefined && sameRequest(storedAnswer.request, request)) {
+        // The server asked again what the user already answered before the reload.
+        const { resolution } = storedAnswer;
+        storedAnswer = undefined;
+        return toElicitResult(resolution);
+      }
+      const asked = storedAnswer === undefined ? request : { ...request, reissued: true };
+      timer.pause();
+      try {
+        return toElicitResult(await context.requestInput(asked, { kind: 'pushed', request }));
+      } finally {
+        timer.resume();
+      }
+    },
+  });
+  try {
+    const result = await scope.connection.use(
+      context.runContext,
+      (client: Client) =>
+        client.request(
+          {
+            method: 'tools/call',
+            params: {
+              name: tool.name,
+              arguments: args,
+              _meta: { [CALL_ID_META_KEY]: context.callId },
+              ...retry,
+            },
+          },
+          RESULT_SCHEMA,
+          {
+            signal: timer.signal,
+            timeout: NO_SDK_TIMEOUT,
+            allowInputRequired: true,
+            onprogress: (progress) => {
+              timer.touch();
+              context.reportProgress({
+                progress: progress.progress,
+                ...(progress.total === undefined ? {} : { total: progress.total }),
+                ...(progress.message === undefined ? {} : { message: progress.message }),
+              });
+            },
+          },
+        ),
+      { signal: timer.signal },
+    );
+    if (isInputRequiredResult(result)) {
+      const inputRequests = (result.inputRequests ?? {}) as Record<string, unknown>;
+      const next = nextElicitation(inputRequests, {});
+      if (next === undefined) {
+        return errorOutput(
+          'unsupported_input_request',
+          `${scope.where} asked for input this client cannot give (only elicitation is supported).`,
+        );
+      }
+      return context.interrupt(next.request, {
+        kind: 'mrtr',
+        ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
+        inputRequests,
+        answers: {},
+        key: next.key,
+      } satisfies McpResumeState);
+    }
+    return checkStructuredContent(
+      mapCallToolResult(result as CallToolResultLike),
+      tool.outputSchema,
+    );
+  } catch (error) {
+    if (error instanceof UrlElicitationRequiredError) {
+      const wanted = error.elicitations.find((elicitation) => !shownUrls.includes(elicitation.url));
+      if (wanted === undefined) {
+        return errorOutput(
+          -32042,
+          `${scope.where} asked again for a URL the user already visited; stopping to avoid a loop.`,
+        );
+      }
+      return context.interrupt(
+        {
+          mode: 'url',
+          url: wanted.url,
+          message: wanted.message,
+          ...(wanted.elicitationId === undefined ? {} : { elicitationId: wanted.elicitationId }),
+        },
+        {
+          kind: 'url-required',
+          url: wanted.url,
+          shownUrls: [...shownUrls, wanted.url],
+        } satisfies McpResumeState,
+      );
+    }
+    if (error instanceof ProtocolError) {
+      return errorOutput(
+        error.code,
+        `${scope.where} returned error ${error.code}: ${error.message}`,
+      );
+    }
+    const reason: unknown = timer.signal.reason;
+    if (timer.signal.aborted && reason instanceof SwitchboardError && reason.code === 'timeout')
+      throw reason;
+    throw toMcpError(error, scope.where, context.signal);
+  } finally {
+    timer.dispose();
+    untrack();
+    scope.activeCalls.delete(context.callId);
+  }
+}
+
+/** The first elicitation request not answered yet, as an {@link InputRequest}. */
+function nextElicitation(
+  inputRequests: Record<string, unknown>,
+  answers: Record<string, unknown>,
+): { key: string; request: InputRequest } | undefined {
+  for (const [key, value] of Object.entries(inputRequests)) {
+    if (key in answers) continue;
+    const request = value as { method?: string; params?: Record<string, unknown> };
+    if (request.method !== 'elicitation/create' || request.params === undefined) continue;
+    return { key, request: toInputRequest(request.params) };
+  }
+  return undefined;
+}
+
+/** An `elicitation/create` params object as an {@link InputRequest}. */
+export function toInputRequest(params: Record<string, unknown>): InputRequest {
+  const mode = params.mode === 'url' ? 'url' : 'form';
+  const request: InputRequest = { mode };
+  if (typeof params.message === 'string') request.message = params.message;
+  if (
+    mode === 'form' &&
+    typeof params.requestedSchema === 'object' &&
+    params.requestedSchema !== null
+  ) {
+    request.requestedSchema = params.requestedSchema as Record<string, unknown>;
+  }
+  if (mode === 'url' && typeof params.url === 'string') request.url = params.url;
+  if (typeof params.elicitationId === 'string') request.elicitationId = params.elicitationId;
+  return request;
+}
+
+/** The user's real answer in MCP terms: approve → accept, reject → decline, cancel → cancel. */
+export function toElicitResult(resolution: Resolution): ElicitResultLike {
+  if (resolution.action === 'approve') {
+    return resolution.content === undefined
+      ? { action: 'accept' }
+      : { action: 'accept', content: resolution.content };
+  }
+  return { action: resolution.action === 'reject' ? 'decline' : 'cancel' };
+}
+
+function sameRequest(a: InputRequest, b: InputRequest): boolean {
+  return (
+    a.mode === b.mode &&
+    a.message === b.message &&
+    a.url === b.url &&
+    JSON.stringify(a.requestedSchema) === JSON.stringify(b.requestedSchema)
+  );
+}
+
+function checkStructuredContent(
+  output: ToolOutput,
+  outputSchema: Record<string, unknown> | undefined,
+): ToolOutput {
+  if (outputSchema === undefined || output.isError === true) return output;
+  if (output.structuredContent === undefined) {
+    return {
+      ...output,
+      isError: true,
+      error: {
+        code: 'invalid_structured_content',
+        message: 'The tool declares an outputSchema but sent no structuredContent.',
+      },
+    };
+  }
+  const result = validator.getValidator(outputSchema as never)(output.structuredContent);
+  if (result.valid) return output;
+  const message = `The tool's structuredContent does not match its outputSchema: ${result.errorMessage}`;
+  return {
+    ...output,
+    text: `${output.text}\n\n[${message}]`,
+    isError: true,
+    error: { code: 'invalid_structured_content', message },
+  };
+}
+
+function declinedOutput(action: 'reject' | 'cancel'): ToolOutput {
+  const verb = action === 'reject' ? 'declined' : 'cancelled';
+  return errorOutput(
+    verb,
+    `The user ${verb} opening the URL the server asked for; the call was not completed.`,
+  );
+}
+
+function errorOutput(code: string | number, message: string): ToolOutput {
+  return { text: message, isError: true, error: { code, message } };
+}

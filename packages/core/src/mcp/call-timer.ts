@@ -1,0 +1,80 @@
+import { SwitchboardError } from '../errors/switchboard-error.ts';
+
+/**
+ * The clock of one MCP tool call: an idle timeout that progress resets and an absolute cap,
+ * both stopped while a human answers an elicitation (that time is the human's, not the
+ * server's). When either runs out the call's `signal` aborts with a `timeout` error.
+ */
+export class CallTimer {
+  readonly signal: AbortSignal;
+  readonly #controller = new AbortController();
+  readonly #idleMs: number;
+  #totalLeftMs: number;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #totalTimer: ReturnType<typeof setTimeout> | undefined;
+  #runningSince = 0;
+  #paused = 0;
+
+  /**
+   * @param idleMs - time without a result or progress before the call fails.
+   * @param totalMs - cap on the call's whole running time (human time excluded).
+   * @param outer - the run's signal; aborting it aborts the call.
+   */
+  constructor(idleMs: number, totalMs: number, outer: AbortSignal) {
+    this.#idleMs = idleMs;
+    this.#totalLeftMs = totalMs;
+    const onAbort = () => this.#controller.abort(outer.reason);
+    if (outer.aborted) onAbort();
+    else outer.addEventListener('abort', onAbort, { once: true });
+    this.signal = this.#controller.signal;
+    this.signal.addEventListener('abort', () => {
+      outer.removeEventListener('abort', onAbort);
+      this.#clear();
+    });
+    this.#start();
+  }
+
+  /** Progress arrived: the idle timeout starts again. */
+  touch(): void {
+    if (this.#paused > 0 || this.signal.aborted) return;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => this.#expire('idle'), this.#idleMs);
+  }
+
+  /** A human is answering: stop both clocks until {@link resume}. Nested pauses are counted. */
+  pause(): void {
+    if (this.#paused++ > 0) return;
+    this.#totalLeftMs -= Date.now() - this.#runningSince;
+    this.#clear();
+  }
+
+  /** The human answered: the clocks run again (the idle one from zero). */
+  resume(): void {
+    if (--this.#paused > 0 || this.signal.aborted) return;
+    this.#start();
+  }
+
+  /** Stops the clocks for good (the call settled). */
+  dispose(): void {
+    this.#clear();
+  }
+
+  #start(): void {
+    this.#runningSince = Date.now();
+    this.#idleTimer = setTimeout(() => this.#expire('idle'), this.#idleMs);
+    this.#totalTimer = setTimeout(() => this.#expire('total'), Math.max(0, this.#totalLeftMs));
+  }
+
+  #expire(which: 'idle' | 'total'): void {
+    const message =
+      which === 'idle'
+        ? `The tool call got no result or progress for ${this.#idleMs} ms.`
+        : 'The tool call ran longer than its total time limit.';
+    this.#controller.abort(new SwitchboardError('timeout', message, { details: { which } }));
+  }
+
+  #clear(): void {
+    clearTimeout(this.#idleTimer);
+    clearTimeout(this.#totalTimer);
+  }
+}

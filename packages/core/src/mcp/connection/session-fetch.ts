@@ -1,0 +1,110 @@
+import { watchEventStream, type JsonRpcId } from './watch-event-stream.ts';
+
+/** What the session learnt from the answers to its handshake POSTs. */
+export interface HandshakeRecord {
+  /** Status of the last `initialize` or `server/discover` POST that was not 2xx. */
+  failedStatus?: number;
+  /** An `initialize` POST was answered 2xx. */
+  initializeSucceeded: boolean;
+  /** The 2xx `initialize` answer carried a readable `Mcp-Session-Id` header. */
+  sessionIdReadable: boolean;
+}
+
+/** Options of {@link createSessionFetch}. */
+export interface SessionFetchOptions {
+  /** The fetch that reaches the network. */
+  baseFetch: typeof fetch;
+  /** Resolved caller headers, set on every request (the SDK's own headers win on a clash). */
+  headers: Readonly<Record<string, string>>;
+  /** Wraps `baseFetch`; it sees every request with the caller's headers applied. */
+  middleware?: ((next: typeof fetch) => typeof fetch) | undefined;
+  /**
+   * Answer the standalone `GET` stream (a GET without `Last-Event-ID`) with a synthetic
+   * `405 Method Not Allowed`, never touching the network. The v2 SDK has no option to skip that
+   * GET, and treats 405 as "this server offers no stream".
+   */
+  blockStandaloneGet: boolean;
+  /** Streamable HTTP only: notes handshake answers into this record. */
+  handshake?: HandshakeRecord;
+  /**
+   * Streamable HTTP only: called when the SSE answer to request `id` ended or broke before the
+   * response arrived and cannot be resumed.
+   */
+  onAnswerLost?: (id: JsonRpcId, cause: unknown) => void;
+}
+
+/**
+ * The fetch an HTTP transport of one session uses. From the transport inwards:
+ * 1. watches handshake answers and SSE answers (see {@link SessionFetchOptions});
+ * 2. answers the standalone GET with a synthetic 405 when `blockStandaloneGet` is set;
+ * 3. applies the caller's headers (every request: POST, GET, DELETE, legacy SSE GET and POSTs);
+ * 4. runs the middleware, then the network fetch.
+ */
+export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
+  const network = options.middleware ? options.middleware(options.baseFetch) : options.baseFetch;
+  const { handshake, onAnswerLost } = options;
+  const watching = handshake !== undefined || onAnswerLost !== undefined;
+
+  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const headers = new Headers(init?.headers);
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (options.blockStandaloneGet && method === 'GET' && !headers.has('last-event-id')) {
+      return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
+    }
+    for (const [name, value] of Object.entries(options.headers)) {
+      if (!headers.has(name)) headers.set(name, value);
+    }
+    const request = watching && method === 'POST' ? rpcRequestOf(init?.body) : undefined;
+    const response = await network(input, { ...init, headers });
+    if (request === undefined) return response;
+
+    if (handshake !== undefined) {
+      if (request.method === 'initialize' || request.method === 'server/discover') {
+        if (!response.ok) handshake.failedStatus = response.status;
+        else if (request.method === 'initialize') {
+          handshake.initializeSucceeded = true;
+          handshake.sessionIdReadable = response.headers.get('mcp-session-id') !== null;
+        }
+      }
+    }
+    const id = request.id;
+    if (
+      onAnswerLost === undefined ||
+      id === undefined ||
+      !response.ok ||
+      response.body === null ||
+      !isEventStream(response)
+    ) {
+      return response;
+    }
+    const body = watchEventStream(response.body, id, init?.signal, (cause) =>
+      onAnswerLost(id, cause),
+    );
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
+}
+
+/** Method and id of the JSON-RPC message in a POST body the SDK wrote (a JSON string). */
+function rpcRequestOf(body: unknown): { method?: string; id?: JsonRpcId } | undefined {
+  if (typeof body !== 'string') return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  return {
+    ...(typeof method === 'string' ? { method } : {}),
+    ...(typeof id === 'string' || typeof id === 'number' ? { id } : {}),
+  };
+}

@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { frameBatchedStore, scheduleAnimationFrame, type ExternalStore } from './frame-batched-store.ts';
+
+interface State {
+  status: string;
+  count: number;
+}
+
+/** A minimal store: `set` replaces the snapshot and notifies. */
+function source(initial: State) {
+  let snapshot = initial;
+  const listeners = new Set<() => void>();
+  const store: ExternalStore<State> & { set(next: Partial<State>): void; listeners: Set<() => void> } = {
+    listeners,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    getSnapshot: () => snapshot,
+    set(next) {
+      snapshot = { ...snapshot, ...next };
+      for (const listener of listeners) listener();
+    },
+  };
+  return store;
+}
+
+/** A manual scheduler: `frame()` runs what was scheduled. */
+function manualFrames() {
+  let pending: (() => void) | undefined;
+  let scheduled = 0;
+  return {
+    schedule(flush: () => void) {
+      scheduled += 1;
+      pending = flush;
+      return () => {
+        if (pending === flush) pending = undefined;
+      };
+    },
+    frame() {
+      const run = pending;
+      pending = undefined;
+      run?.();
+    },
+    get scheduled() {
+      return scheduled;
+    },
+  };
+}
+
+const statusChanged = (previous: State, next: State) => previous.status !== next.status;
+
+describe('frameBatchedStore', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('publishes many changes once per frame and keeps the published snapshot until then', () => {
+    const store = source({ status: 'streaming', count: 0 });
+    const frames = manualFrames();
+    const batched = frameBatchedStore(store, { isUrgent: statusChanged, schedule: frames.schedule });
+    const notified: number[] = [];
+    batched.subscribe(() => notified.push(batched.getSnapshot().count));
+
+    for (let index = 1; index <= 50; index += 1) store.set({ count: index });
+    expect(notified).toEqual([]);
+    expect(batched.getSnapshot().count).toBe(0);
+    expect(frames.scheduled).toBe(1);
+
+    frames.frame();
+    expect(notified).toEqual([50]);
+    for (let index = 51; index <= 60; index += 1) store.set({ count: index });
+    frames.frame();
+    expect(notified).toEqual([50, 60]);
+    expect(frames.scheduled).toBe(2);
+  });
+
+  it('publishes urgent changes at once, with everything pending, and cancels the frame', () => {
+    const store = source({ status: 'streaming', count: 0 });
+    const frames = manualFrames();
+    const batched = frameBatchedStore(store, { isUrgent: statusChanged, schedule: frames.schedule });
+    const notified: State[] = [];
+    batched.subscribe(() => notified.push(batched.getSnapshot()));
+
+    store.set({ count: 1 });
+    store.set({ count: 2 });
+    store.set({ status: 'idle' });
+    expect(notified).toEqual([{ status: 'idle', count: 2 }]);
+    frames.frame();
+    expect(notified).toHaveLength(1);
+  });
+
+  it('passes the source through while unsubscribed and unsubscribes from it when the last listener leaves', () => {
+    const store = source({ status: 'idle', count: 0 });
+    const frames = manualFrames();
+    const batched = frameBatchedStore(store, { schedule: frames.schedule });
+    store.set({ count: 5 });
+    expect(batched.getSnapshot().count).toBe(5);
+    const unsubscribe = batched.subscribe(() => undefined);
+    expect(store.listeners.size).toBe(1);
+    unsubscribe();
+    expect(store.listeners.size).toBe(0);
+  });
+
+  it('uses requestAnimationFrame when present', () => {
+    const callbacks: FrameRequestCallback[] = [];
+    vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) => callbacks.push(callback));
+    vi.stubGlobal('cancelAnimationFrame', () => undefined);
+    const flush = vi.fn();
+    scheduleAnimationFrame(flush);
+    expect(callbacks).toHaveLength(1);
+    callbacks[0]?.(0);
+    expect(flush).toHaveBeenCalledOnce();
+  });
+
+  it('falls back to a setTimeout(0) macrotask where requestAnimationFrame is missing', async () => {
+    vi.stubGlobal('requestAnimationFrame', undefined);
+    const store = source({ status: 'streaming', count: 0 });
+    const batched = frameBatchedStore(store);
+    const notified: number[] = [];
+    batched.subscribe(() => notified.push(batched.getSnapshot().count));
+    store.set({ count: 1 });
+    store.set({ count: 2 });
+    expect(notified).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(notified).toEqual([2]);
+  });
+});

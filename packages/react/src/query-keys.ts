@@ -1,0 +1,30 @@
+import type { HistoryStore } from '@switchboard/core';
+
+const instanceIds = new WeakMap<object, number>();
+let nextInstanceId = 0;
+
+/** A stable number per object, so two stores never share a query key (class instances hash alike). */
+function instanceId(instance: object): number {
+  let id = instanceIds.get(instance);
+  if (id === undefined) {
+    nextInstanceId += 1;
+    id = nextInstanceId;
+    instanceIds.set(instance, id);
+  }
+  return id;
+}
+
+/**
+ * The TanStack Query keys of the Switchboard hooks, to invalidate or prefetch them yourself:
+ * `queryClient.invalidateQueries({ queryKey: switchboardQueryKeys.threads(history) })`. Keys are
+ * per instance (a history store, an MCP server), all under `['switchboard']`.
+ */
+export const switchboardQueryKeys = {
+  /** Every Switchboard query. */
+  all: ['switchboard'] as const,
+  /** The thread list of one history store ({@link useThreads}). */
+  threads: (history: HistoryStore) => ['switchboard', 'threads', instanceId(history)] as const,
+  /** The tool list of one MCP server ({@link useMcpTools}). */
+  mcpTools: (server: { name?: string }) =>
+    ['switchboard', 'mcp-tools', server.name ?? '', instanceId(server)] as const,
+};

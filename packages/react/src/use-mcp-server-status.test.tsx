@@ -1,0 +1,61 @@
+import { mcpServer } from '@switchboard/core';
+import { startDemoServer, type DemoServer } from '@switchboard/core/testing';
+import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeMcpServer } from './fake-mcp-server.ts';
+import { useMcpServerStatus } from './use-mcp-server-status.ts';
+
+describe('useMcpServerStatus', () => {
+  let demo: DemoServer | undefined;
+  afterEach(async () => {
+    cleanup();
+    await demo?.close();
+    demo = undefined;
+  });
+
+  it('follows the server snapshot through connect()', async () => {
+    const server = new FakeMcpServer(['a']);
+    const { result } = renderHook(() => useMcpServerStatus(server));
+    expect(result.current.status).toBe('idle');
+    await act(async () => {
+      await result.current.connect();
+    });
+    expect(result.current).toMatchObject({ status: 'connected', serverInfo: { name: 'fake' } });
+    expect(server.connectCalls).toBe(1);
+  });
+
+  it('connect() never rejects: a failure shows as status error', async () => {
+    const server = new FakeMcpServer([]);
+    server.failConnect = true;
+    const { result } = renderHook(() => useMcpServerStatus(server));
+    await act(async () => {
+      await expect(result.current.connect()).resolves.toBeUndefined();
+    });
+    expect(result.current.status).toBe('error');
+    expect(result.current.error?.code).toBe('connection_refused');
+  });
+
+  it('shows a real MCP server connecting and its negotiated protocol', async () => {
+    demo = await startDemoServer({ toolCount: 0 });
+    const server = mcpServer({ url: demo.modernUrl, name: 'demo' });
+    const { result } = renderHook(() => useMcpServerStatus(server));
+    await act(async () => {
+      await result.current.connect();
+    });
+    await waitFor(() => expect(result.current.status).toBe('connected'));
+    expect(result.current.protocolEra).toBeDefined();
+    expect(result.current.serverInfo?.name).toBeTruthy();
+    await act(async () => {
+      await server.close();
+    });
+    expect(result.current.status).toBe('closed');
+  });
+
+  it('throws a clear error without a server', () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    expect(() =>
+      renderHook(() => useMcpServerStatus(undefined as unknown as FakeMcpServer)),
+    ).toThrow(/useMcpServerStatus needs an McpServer/);
+    vi.restoreAllMocks();
+  });
+});
