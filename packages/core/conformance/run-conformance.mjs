@@ -1,7 +1,11 @@
 // Runs the official MCP client conformance suite (`@modelcontextprotocol/conformance`) against
 // our MCP layer (`client.ts` in this folder) and checks the result against a baseline.
 //
-//   node packages/core/conformance/run-conformance.mjs [--verbose] [--no-report]
+//   node packages/core/conformance/run-conformance.mjs [--verbose] [--no-report] [--keep] [--tsx]
+//
+// `--verbose` prints the harness output, `--keep` keeps its result folders (checks.json,
+// stdout.txt, stderr.txt per scenario) and prints where, `--tsx` runs `client.ts` through tsx
+// instead of the bundle (see below).
 //
 // 1. The 2025-11-25 requirement set (`--requirements 2025-11-25`, including the scenarios the set
 //    runs without scoring) is the gate. A scenario passes when it has at least one SUCCESS check
@@ -15,7 +19,11 @@
 //
 // The harness needs Node >= 22 (it imports `fs.globSync`), so it runs from npx with the npm
 // package `node@22`; our client still runs on this Node (the harness's PATH would otherwise give
-// it Node 22 too). The harness's mock servers call `listen(0)` without a host, i.e. on every
+// it Node 22 too). The harness starts every scenario of a set at once (25 for 2025-11-25, 39 for
+// 2026-07-28), each with a 30 s budget. Through tsx a client costs ~1.6 s of CPU (tsx's own
+// process plus compiling the package), which on a 2-core machine makes every scenario time out;
+// so by default `client.ts` is bundled once with esbuild (what tsx uses underneath) and run with
+// plain `node` (~0.3 s of CPU). `--tsx` runs it through tsx as-is. The harness's mock servers call `listen(0)` without a host, i.e. on every
 // interface; `loopback-preload.mjs` moves them to 127.0.0.1.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -23,6 +31,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 
 /** Exact versions: a new harness release may add scenarios, which must be a deliberate change. */
 const CONFORMANCE_PACKAGE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
@@ -40,11 +49,13 @@ const baselinePath = path.join(here, 'expected-failures.json');
 const resultsPath = path.join(here, 'results.md');
 const loopbackPath = path.join(here, 'loopback-preload.mjs');
 const tsxPath = path.join(root, 'node_modules/.bin/tsx');
-const clientPath = 'packages/core/conformance/client.ts';
+const clientPath = path.join(here, 'client.ts');
 
 const argv = process.argv.slice(2);
 const verbose = argv.includes('--verbose');
 const report = !argv.includes('--no-report');
+const keep = argv.includes('--keep');
+const viaTsx = argv.includes('--tsx');
 
 main().then(
   (code) => process.exit(code),
@@ -56,11 +67,12 @@ main().then(
 
 async function main() {
   const started = performance.now();
-  if (!existsSync(tsxPath)) throw new Error(`${tsxPath} is missing; run npm install first.`);
+  if (viaTsx && !existsSync(tsxPath)) throw new Error(`${tsxPath} is missing; run npm install.`);
   const baseline = await readBaseline();
   const outputRoot = await mkdtemp(path.join(tmpdir(), 'switchboard-conformance-'));
   try {
-    const gated = await runRevision(GATED_REVISION, path.join(outputRoot, GATED_REVISION));
+    const command = await clientCommand(outputRoot);
+    const gated = await runRevision(command, GATED_REVISION, path.join(outputRoot, GATED_REVISION));
     if (gated.error !== undefined) {
       console.error(gated.output);
       console.error(`conformance: ${gated.error}`);
@@ -71,7 +83,11 @@ async function main() {
 
     let reported;
     if (report) {
-      reported = await runRevision(REPORT_REVISION, path.join(outputRoot, REPORT_REVISION));
+      reported = await runRevision(
+        command,
+        REPORT_REVISION,
+        path.join(outputRoot, REPORT_REVISION),
+      );
       if (reported.error === undefined) {
         printRevision(reported, undefined);
       } else {
@@ -86,8 +102,31 @@ async function main() {
     for (const problem of verdict.problems) console.error(`conformance: ${problem}`);
     return verdict.problems.length === 0 ? 0 : 1;
   } finally {
-    await rm(outputRoot, { recursive: true, force: true });
+    if (keep) console.log(`Harness results kept in ${outputRoot}`);
+    else await rm(outputRoot, { recursive: true, force: true });
   }
+}
+
+/**
+ * The command the harness runs per scenario (it appends the server URL). It splits the command
+ * on spaces and runs it through a shell, so paths are quoted when they need it.
+ */
+async function clientCommand(outputRoot) {
+  if (viaTsx) return `${quote(process.execPath)} ${quote(tsxPath)} ${quote(clientPath)}`;
+  const bundlePath = path.join(outputRoot, 'client.mjs');
+  await build({
+    entryPoints: [clientPath],
+    outfile: bundlePath,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+    // Bundled CommonJS dependencies may call require().
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+  });
+  return `${quote(process.execPath)} --enable-source-maps ${quote(bundlePath)}`;
 }
 
 /**
@@ -108,13 +147,11 @@ async function readBaseline() {
 }
 
 /** Runs one requirement set; returns each scenario's checks (from the harness's checks.json). */
-async function runRevision(revision, outputDir) {
+async function runRevision(command, revision, outputDir) {
   const started = performance.now();
   const nodeOptions = [process.env.NODE_OPTIONS, `--import=${pathToFileURL(loopbackPath).href}`]
     .filter(Boolean)
     .join(' ');
-  // The harness splits the command on spaces and runs it through a shell.
-  const command = `${quote(process.execPath)} ${quote(tsxPath)} ${clientPath}`;
   const args = [
     '-y',
     '-p',
@@ -409,13 +446,22 @@ function quote(value) {
 /** Runs a command, collecting stdout and stderr together; kills it after the time budget. */
 function run(command, args, options) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so that a timeout ends the harness and the clients it started.
+    const child = spawn(command, args, {
+      ...options,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     const timer = setTimeout(() => {
       output += `\n[killed after ${HARNESS_TIMEOUT_MS} ms]\n`;
-      child.kill('SIGTERM');
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM');
+      }
     }, HARNESS_TIMEOUT_MS);
     child.on('error', (error) => {
       clearTimeout(timer);

@@ -1,4 +1,4 @@
-import type { McpServerSnapshot, McpToolDescriptor } from '@switchboard/core';
+import { SwitchboardError, type McpServerSnapshot, type McpToolDescriptor } from '@switchboard/core';
 import type { McpServerLike } from './mcp-server-like.ts';
 
 /**
@@ -34,7 +34,6 @@ export class FakeMcpServer implements McpServerLike {
     this.#set({ status: 'connecting' });
     await Promise.resolve();
     if (this.failConnect) {
-      const { SwitchboardError } = await import('@switchboard/core');
       const error = new SwitchboardError('connection_refused', 'The fake server refused.');
       this.#set({ status: 'error', error });
       throw error;

@@ -60,9 +60,13 @@ export class CallTask {
   #fail: ((error: unknown) => void) | undefined;
   readonly #listeners = new Set<() => void>();
 
-  constructor(call: FunctionCallItem, start: CallStarter) {
+  /** The MCP server of the tool, copied into the interrupts this task raises. */
+  readonly #server: string | undefined;
+
+  constructor(call: FunctionCallItem, start: CallStarter, server?: string) {
     this.call = call;
     this.#start = start;
+    this.#server = server;
   }
 
   get phase(): CallTaskPhase {
@@ -168,6 +172,7 @@ export class CallTask {
       arguments: parseArguments(this.call.arguments),
       mode: request.mode,
     };
+    if (this.#server !== undefined) interrupt.server = this.#server;
     if (request.message !== undefined) interrupt.message = request.message;
     if (request.requestedSchema !== undefined) interrupt.requestedSchema = request.requestedSchema;
     if (request.url !== undefined) interrupt.url = request.url;

@@ -485,11 +485,14 @@ class Run {
 
   /** A task whose runs go through the hooks, the tool and the `tool.result` chunk. */
   #newTask(call: FunctionCallItem): CallTask {
-    return new CallTask(call, (task, resume, approved) =>
-      this.#startTool(call, task, resume, approved).catch((error: unknown) => {
-        if (isSwitchboardError(error, 'hook_failed')) this.#hookFailure ??= error;
-        throw error;
-      }),
+    return new CallTask(
+      call,
+      (task, resume, approved) =>
+        this.#startTool(call, task, resume, approved).catch((error: unknown) => {
+          if (isSwitchboardError(error, 'hook_failed')) this.#hookFailure ??= error;
+          throw error;
+        }),
+      this.#toolset?.get(call.name)?.server,
     );
   }
 

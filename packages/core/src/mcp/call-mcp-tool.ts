@@ -170,7 +170,10 @@ export async function callMcpTool(
       mapCallToolResult(result as CallToolResultLike),
       tool.outputSchema,
     );
-  } catch (error) {
+  } catch (caught) {
+    // The connection classifies failures; the server's own error is kept as the cause.
+    const error: unknown =
+      caught instanceof SwitchboardError && caught.cause !== undefined ? caught.cause : caught;
     if (error instanceof UrlElicitationRequiredError) {
       const wanted = error.elicitations.find((elicitation) => !shownUrls.includes(elicitation.url));
       if (wanted === undefined) {
@@ -202,7 +205,7 @@ export async function callMcpTool(
     const reason: unknown = timer.signal.reason;
     if (timer.signal.aborted && reason instanceof SwitchboardError && reason.code === 'timeout')
       throw reason;
-    throw toMcpError(error, scope.where, context.signal);
+    throw toMcpError(caught, scope.where, context.signal);
   } finally {
     timer.dispose();
     untrack();

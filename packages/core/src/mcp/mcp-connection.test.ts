@@ -266,6 +266,8 @@ describe('McpConnection: sessions', () => {
     await connection.use({ user: 'ada' }, listToolNames);
 
     expect(rpcCount(server.log, 'initialize')).toBe(2);
+    // The era verdict of the first session is reused: one probe in all.
+    expect(rpcCount(server.log, 'server/discover')).toBe(1);
     const sessionsByToken = new Map<string, Set<string>>();
     for (const request of record.requests) {
       const session = request.headers['mcp-session-id'];
@@ -458,9 +460,7 @@ describe('McpConnection: transport auto', () => {
       url: new URL(`http://127.0.0.1:${port}/mcp`),
       fetchMiddleware: record.middleware,
     });
-    expect((await failure(refused.use(undefined, listToolNames))).code).toBe(
-      'connection_refused',
-    );
+    expect((await failure(refused.use(undefined, listToolNames))).code).toBe('connection_refused');
     expect(record.requests.filter((request) => request.method === 'GET')).toEqual([]);
   });
 });
@@ -578,15 +578,11 @@ describe('McpConnection: errors', () => {
     const server = await demo();
     const connection = connect({ url: new URL(server.legacyUrl) });
     server.faults.malformedJson = true;
-    expect((await failure(connection.use(undefined, listToolNames))).code).toBe(
-      'invalid_response',
-    );
+    expect((await failure(connection.use(undefined, listToolNames))).code).toBe('invalid_response');
 
     await connection.use(undefined, listToolNames);
     server.faults.malformedJson = true;
-    expect((await failure(connection.use(undefined, listToolNames))).code).toBe(
-      'invalid_response',
-    );
+    expect((await failure(connection.use(undefined, listToolNames))).code).toBe('invalid_response');
   });
 
   it('timeout when the connect takes longer than timeoutMs', async () => {
@@ -635,9 +631,7 @@ describe('McpConnection: errors', () => {
     server.faults.dropMidStream = true;
     const connection = connect({ url: new URL(server.legacySseUrl), transport: 'sse' });
 
-    expect((await failure(connection.use(undefined, listToolNames))).code).toBe(
-      'connection_lost',
-    );
+    expect((await failure(connection.use(undefined, listToolNames))).code).toBe('connection_lost');
     expect(await connection.use(undefined, listToolNames)).toContain('get_weather');
   });
 });

@@ -1,4 +1,9 @@
-import type { Client, DiscoverResult, PriorDiscovery, Transport } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  DiscoverResult,
+  PriorDiscovery,
+  Transport,
+} from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { headerSetKey } from './connection/header-set-key.ts';
 import { McpSession, type SessionTransportKind } from './connection/mcp-session.ts';
@@ -121,6 +126,8 @@ export class McpConnection {
   readonly #where: string;
   readonly #timeoutMs: number;
   readonly #sessions = new Map<string, SessionEntry>();
+  /** Every connected session not yet disposed, including retired ones still draining. */
+  readonly #openSessions = new Set<McpSession>();
   readonly #localKeys = new Map<string, string>();
   readonly #listeners = new Set<() => void>();
   /** Aborted by {@link close}: fails connects still in flight at once. */
@@ -129,6 +136,8 @@ export class McpConnection {
   #status: McpConnectionStatus = 'idle';
   #error: SwitchboardError | undefined;
   #priorDropped = false;
+  /** Settles when the connect that is probing the server finishes (either way). */
+  #discovering: Promise<void> | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -265,11 +274,9 @@ export class McpConnection {
       );
       const entries = [...this.#sessions.values()].map((entry) => entry.promise);
       this.#sessions.clear();
-      const settled = await Promise.allSettled(entries);
+      await Promise.allSettled(entries);
       await Promise.all(
-        settled.map((result) =>
-          result.status === 'fulfilled' ? result.value.terminate(this.#timeoutMs) : undefined,
-        ),
+        [...this.#openSessions].map((session) => session.terminate(this.#timeoutMs)),
       );
       this.#update({ status: 'closed', error: undefined });
     })();
@@ -286,6 +293,7 @@ export class McpConnection {
       session.succeeded = true;
       return result;
     } catch (error) {
+      this.#throwIfClosed();
       throw this.#classify(error, session.handshake, signal);
     }
   }
@@ -347,12 +355,32 @@ export class McpConnection {
   async #connect(key: string, headers: Record<string, string>): Promise<McpSession> {
     if (this.#status !== 'connected') this.#update({ status: 'connecting' });
     try {
+      // One discovery at a time: a connect that would probe (era or transport unknown) waits
+      // for one already probing, then reuses its verdict (or probes itself if that failed).
+      while (this.#discovering !== undefined && this.#needsDiscovery()) {
+        await this.#discovering;
+      }
+      const discovering = this.#needsDiscovery();
       const kind = this.#transportKind();
-      const session =
+      const opening = (
         kind === 'auto'
-          ? await this.#connectAuto(key, headers)
-          : await this.#connectProbingIfStale(kind, key, headers);
-      this.#learn(session);
+          ? this.#connectAuto(key, headers)
+          : this.#connectProbingIfStale(kind, key, headers)
+      ).then((session) => {
+        this.#learn(session);
+        return session;
+      });
+      if (discovering) {
+        const settled = opening.then(
+          () => undefined,
+          () => undefined,
+        );
+        this.#discovering = settled;
+        void settled.then(() => {
+          if (this.#discovering === settled) this.#discovering = undefined;
+        });
+      }
+      const session = await opening;
       this.#update({ status: 'connected', error: undefined });
       return session;
     } catch (error) {
@@ -422,7 +450,7 @@ export class McpConnection {
     handshake.sessionIdReadable = false;
     delete handshake.failedStatus;
     try {
-      return await McpSession.open({
+      const session = await McpSession.open({
         kind,
         key,
         headers,
@@ -433,11 +461,20 @@ export class McpConnection {
         handshake,
         onLost: (session) => this.#discard(session),
         signal: this.#closeController.signal,
+        onDisposed: (disposed) => this.#openSessions.delete(disposed),
       });
+      this.#openSessions.add(session);
+      return session;
     } catch (error) {
       this.#throwIfClosed();
       throw this.#classify(error, handshake, undefined);
     }
+  }
+
+  /** True when the next connect would probe: the transport (auto) or the era is unknown. */
+  #needsDiscovery(): boolean {
+    const kind = this.#transportKind();
+    return kind === 'auto' || this.#eraPrior(kind) === undefined;
   }
 
   /** Which transport to use next: custom, what worked before (auto only), or the option. */
@@ -481,7 +518,9 @@ export class McpConnection {
       transport: session.kind,
       ...(era !== undefined ? { protocolEra: era } : {}),
       ...(version !== undefined ? { protocolVersion: version } : {}),
-      ...(server !== undefined ? { serverInfo: { name: server.name, version: server.version } } : {}),
+      ...(server !== undefined
+        ? { serverInfo: { name: server.name, version: server.version } }
+        : {}),
       ...(discover !== undefined ? { discover } : {}),
       ...(instructions !== undefined ? { instructions } : {}),
     };
@@ -498,7 +537,10 @@ export class McpConnection {
     session.retire();
   }
 
-  /** Ends the least recently used sessions beyond {@link MAX_SESSIONS}. */
+  /**
+   * Ends the least recently used sessions beyond {@link MAX_SESSIONS} (each once the
+   * operations still running on it have settled).
+   */
   #evictBeyondLimit(): void {
     while (this.#sessions.size > MAX_SESSIONS) {
       const oldest = this.#sessions.entries().next().value;
@@ -506,7 +548,7 @@ export class McpConnection {
       const [key, entry] = oldest;
       this.#sessions.delete(key);
       void entry.promise.then(
-        (session) => session.terminate(this.#timeoutMs),
+        (session) => session.retire(this.#timeoutMs),
         () => undefined,
       );
     }
@@ -544,10 +586,14 @@ export class McpConnection {
       /session/i.test(classified.message) &&
       !classified.message.includes(EXPOSE_SESSION_ID_HINT)
     ) {
-      return new SwitchboardError('http_status', `${classified.message} ${EXPOSE_SESSION_ID_HINT}`, {
-        cause: error,
-        details: { ...classified.details, hint: 'expose-mcp-session-id' },
-      });
+      return new SwitchboardError(
+        'http_status',
+        `${classified.message} ${EXPOSE_SESSION_ID_HINT}`,
+        {
+          cause: error,
+          details: { ...classified.details, hint: 'expose-mcp-session-id' },
+        },
+      );
     }
     return classified;
   }
@@ -576,7 +622,10 @@ export class McpConnection {
 
   #throwIfClosed(): void {
     if (this.#closed) {
-      throw new SwitchboardError('connection_closed', `The connection to ${this.#where} is closed.`);
+      throw new SwitchboardError(
+        'connection_closed',
+        `The connection to ${this.#where} is closed.`,
+      );
     }
   }
 

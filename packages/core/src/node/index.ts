@@ -4,3 +4,4 @@
  */
 export { JsonlHistoryStore, type JsonlHistoryStoreOptions } from './jsonl-history-store.ts';
 export { stdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
+export { mcpServer, type NodeMcpServerOptions } from './mcp-server.ts';

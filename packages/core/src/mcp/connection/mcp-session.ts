@@ -46,6 +46,8 @@ export interface OpenSessionOptions {
   onLost(session: McpSession): void;
   /** Aborting closes the half-open client and transport, failing the connect at once. */
   signal: AbortSignal;
+  /** Called once when the session's client and transport have been closed. */
+  onDisposed(session: McpSession): void;
 }
 
 /**
@@ -65,10 +67,13 @@ export class McpSession {
 
   readonly #where: string;
   readonly #onLost: (session: McpSession) => void;
+  readonly #onDisposed: (session: McpSession) => void;
   readonly #pending = new Set<(error: unknown) => void>();
   #connected = false;
   #closing = false;
   #retired = false;
+  /** Set by `retire(endSessionMs)`: end the session on the server once drained. */
+  #endSessionMs: number | undefined;
   #lost: SwitchboardError | undefined;
   #disposed: Promise<void> | undefined;
 
@@ -86,6 +91,7 @@ export class McpSession {
     this.handshake = options.handshake;
     this.#where = options.where;
     this.#onLost = options.onLost;
+    this.#onDisposed = options.onDisposed;
   }
 
   /**
@@ -161,7 +167,7 @@ export class McpSession {
         settled = true;
         this.#pending.delete(fail);
         signal?.removeEventListener('abort', onAbort);
-        if (this.#retired && this.#pending.size === 0) void this.dispose();
+        if (this.#retired && this.#pending.size === 0) this.#drained();
       };
       const fail = (error: unknown): void => {
         if (settled) return;
@@ -218,19 +224,26 @@ export class McpSession {
   }
 
   /**
-   * Takes the session out of service: it is disposed once no operation runs on it any more
-   * (at once when none does). Operations still running settle on their own.
+   * Takes the session out of service: once no operation runs on it any more (at once when none
+   * does) it is disposed, or ended on the server first when `endSessionMs` (the DELETE's time
+   * bound, in ms) is given. Operations still running settle on their own.
    */
-  retire(): void {
+  retire(endSessionMs?: number): void {
     this.#retired = true;
-    if (this.#pending.size === 0) void this.dispose();
+    this.#endSessionMs = endSessionMs;
+    if (this.#pending.size === 0) this.#drained();
+  }
+
+  #drained(): void {
+    if (this.#endSessionMs === undefined) void this.dispose();
+    else void this.terminate(this.#endSessionMs);
   }
 
   /** Closes the client and transport without ending the session on the server. Idempotent. */
   dispose(): Promise<void> {
     this.#closing = true;
-    this.#disposed ??= Promise.allSettled([this.client.close(), this.transport.close()]).then(
-      () => undefined,
+    this.#disposed ??= Promise.allSettled([this.client.close(), this.transport.close()]).then(() =>
+      this.#onDisposed(this),
     );
     return this.#disposed;
   }

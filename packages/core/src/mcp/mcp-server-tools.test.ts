@@ -1,0 +1,200 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isSwitchboardError } from '../errors/switchboard-error.ts';
+import { startDemoServer, type DemoServer } from '../testing/demo-server/start-demo-server.ts';
+import { listAllTools, MAX_TOOL_PAGES } from './list-all-tools.ts';
+import { mcpServer, type McpServer, type McpServerOptions } from './mcp-server.ts';
+import { MemorySchemaCache } from './memory-schema-cache.ts';
+
+let demo: DemoServer;
+beforeAll(async () => {
+  demo = await startDemoServer({ toolCount: 45, pageSize: 20 });
+});
+afterAll(async () => {
+  await demo.close();
+});
+
+const opened: McpServer[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((server) => server.close()));
+  await fetch(`${demo.url}/control/tools-changed`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ enabled: false }),
+  });
+});
+
+function server(url: string, options: Partial<McpServerOptions> = {}): McpServer {
+  const created = mcpServer({ url, name: 'demo', ...options });
+  opened.push(created);
+  return created;
+}
+
+describe('McpServer tool listing', () => {
+  it.each([
+    ['legacy', () => demo.legacyUrl],
+    ['modern', () => demo.modernUrl],
+  ])('follows every page (%s era)', async (_era, url) => {
+    const before = demo.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
+    const tools = await server(url()).listTools();
+    expect(tools.length).toBeGreaterThanOrEqual(45 + 8);
+    const pages = demo.log.filter((entry) => entry.rpcMethod === 'tools/list').length - before;
+    expect(pages).toBe(Math.ceil(tools.length / 20));
+  });
+
+  it('applies toolFilter, toolPrefix, deferredTools and approvalRequiredTools', async () => {
+    const tools = await server(demo.legacyUrl, {
+      toolFilter: ['read_file', 'delete_file', 'slow_count'],
+      toolPrefix: 'demo.',
+      deferredTools: ['slow_count'],
+      approvalRequiredTools: ['delete_file'],
+    }).listTools();
+    expect(tools.map((tool) => [tool.name, tool.originalName]).sort()).toEqual([
+      ['demo_delete_file', 'delete_file'],
+      ['demo_read_file', 'read_file'],
+      ['demo_slow_count', 'slow_count'],
+    ]);
+    const byName = new Map(tools.map((tool) => [tool.originalName, tool]));
+    expect(byName.get('slow_count')?.deferred).toBe(true);
+    expect(byName.get('delete_file')?.needsApproval).toBe(true);
+    expect(byName.get('read_file')?.needsApproval).toBeUndefined();
+    expect(byName.get('delete_file')?.annotations).toEqual({
+      destructiveHint: true,
+      readOnlyHint: false,
+    });
+  });
+
+  it("'*' marks every tool", async () => {
+    const tools = await server(demo.legacyUrl, {
+      deferredTools: '*',
+      approvalRequiredTools: '*',
+    }).listTools();
+    expect(tools.every((tool) => tool.deferred === true && tool.needsApproval === true)).toBe(true);
+  });
+
+  it('lists from a warm schema cache with zero requests, then connects without probing again', async () => {
+    const schemaCache = new MemorySchemaCache();
+    const headers = { authorization: 'Bearer secret-token' };
+    const cold = await server(demo.legacyUrl, { schemaCache, headers }).listTools();
+    const requestsBefore = demo.log.length;
+
+    const warmServer = server(demo.legacyUrl, { schemaCache, headers });
+    const warm = await warmServer.listTools();
+    expect(warm.map((tool) => tool.name)).toEqual(cold.map((tool) => tool.name));
+    expect(demo.log.slice(requestsBefore)).toEqual([]);
+    expect(warmServer.getSnapshot()).toMatchObject({ status: 'cached', protocolEra: 'legacy' });
+
+    const output = await warmServer.callTool('read_file', { path: 'a.txt' });
+    expect(output.text).toContain('Contents of a.txt');
+    const after = demo.log.slice(requestsBefore).map((entry) => entry.rpcMethod);
+    expect(after).not.toContain('server/discover');
+    expect(after).toContain('initialize');
+    expect(after).toContain('tools/call');
+  });
+
+  it('honours a server-sent ttlMs of 0 (2026-07-28): nothing is served from the cache', async () => {
+    const schemaCache = new MemorySchemaCache();
+    await server(demo.modernUrl, { schemaCache }).listTools();
+    const lists = () => demo.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
+    const before = lists();
+    await server(demo.modernUrl, { schemaCache }).listTools();
+    expect(lists()).toBeGreaterThan(before);
+  });
+
+  it('does not share a cache entry between different credentials, and invalidate() forgets it', async () => {
+    const schemaCache = new MemorySchemaCache();
+    await server(demo.legacyUrl, {
+      schemaCache,
+      headers: { authorization: 'Bearer a' },
+    }).listTools();
+    const lists = () => demo.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
+    const before = lists();
+    await server(demo.legacyUrl, {
+      schemaCache,
+      headers: { authorization: 'Bearer b' },
+    }).listTools();
+    expect(lists()).toBeGreaterThan(before);
+
+    const again = server(demo.legacyUrl, { schemaCache, headers: { authorization: 'Bearer a' } });
+    await again.invalidate();
+    const beforeInvalidated = lists();
+    await again.listTools();
+    expect(lists()).toBeGreaterThan(beforeInvalidated);
+  });
+
+  it('honours cacheTtlMs', async () => {
+    const schemaCache = new MemorySchemaCache();
+    await server(demo.legacyUrl, { schemaCache, cacheTtlMs: 400 }).listTools();
+    const lists = () => demo.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
+    const before = lists();
+    await server(demo.legacyUrl, { schemaCache, cacheTtlMs: 400 }).listTools();
+    expect(lists()).toBe(before);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await server(demo.legacyUrl, { schemaCache, cacheTtlMs: 400 }).listTools();
+    expect(lists()).toBeGreaterThan(before);
+  });
+
+  it('re-lists every page on notifications/tools/list_changed and replaces the tools', async () => {
+    const schemaCache = new MemorySchemaCache();
+    const watched = server(demo.legacyUrl, { schemaCache });
+    const first = await watched.listTools();
+    expect(first.some((tool) => tool.name === 'dynamic_tool')).toBe(false);
+    await fetch(`${demo.url}/control/tools-changed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: true }),
+    });
+    await expect
+      .poll(() => watched.getSnapshot().tools?.some((tool) => tool.name === 'dynamic_tool'), {
+        timeout: 5000,
+      })
+      .toBe(true);
+    expect((await watched.listTools()).some((tool) => tool.name === 'dynamic_tool')).toBe(true);
+    // The cache holds the new listing too.
+    const fresh = server(demo.legacyUrl, { schemaCache });
+    expect((await fresh.listTools()).some((tool) => tool.name === 'dynamic_tool')).toBe(true);
+  });
+});
+
+describe('McpServer results', () => {
+  it('keeps structuredContent that matches the outputSchema', async () => {
+    const demoServer = server(demo.legacyUrl);
+    await demoServer.listTools();
+    const output = await demoServer.callTool('get_weather', { city: 'Oslo' });
+    expect(output.isError).toBeUndefined();
+    expect(output.structuredContent).toMatchObject({ city: 'Oslo' });
+  });
+
+  it('turns isError and JSON-RPC errors into error outputs with code and message', async () => {
+    const demoServer = server(demo.legacyUrl);
+    expect(await demoServer.callTool('fail', {})).toMatchObject({ isError: true });
+    const thrown = await demoServer.callTool('throw_error', { message: 'boom' });
+    expect(thrown).toMatchObject({ isError: true, error: { code: -32603 } });
+    expect(thrown.text).toContain('boom');
+  });
+});
+
+describe('listAllTools paging guard', () => {
+  const where = 'MCP server "fake"';
+  it('stops on a repeated cursor', async () => {
+    const client = {
+      listTools: async (params: { cursor?: string }) => ({
+        tools: [{ name: `t${params.cursor ?? 0}`, inputSchema: { type: 'object' } }],
+        nextCursor: params.cursor === undefined ? 'a' : 'a',
+      }),
+    } as unknown as Client;
+    const error = await listAllTools(client, where, undefined).catch((caught: unknown) => caught);
+    expect(isSwitchboardError(error, 'invalid_response')).toBe(true);
+    expect((error as Error).message).toContain('repeated');
+  });
+
+  it('stops after the page cap', async () => {
+    let page = 0;
+    const client = {
+      listTools: async () => ({ tools: [], nextCursor: `c${page++}` }),
+    } as unknown as Client;
+    const error = await listAllTools(client, where, undefined).catch((caught: unknown) => caught);
+    expect(isSwitchboardError(error, 'invalid_response')).toBe(true);
+    expect(page).toBe(MAX_TOOL_PAGES);
+  });
+});

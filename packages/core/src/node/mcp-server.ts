@@ -1,0 +1,33 @@
+import { McpServer, type McpServerOptions } from '../mcp/mcp-server.ts';
+import { stdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
+
+/** Options of the Node `mcpServer`: an HTTP server as in the root entry, or a stdio command. */
+export type NodeMcpServerOptions =
+  | McpServerOptions
+  | (Omit<McpServerOptions, 'url' | 'transport' | 'headers' | 'createTransport'> &
+      StdioTransportOptions);
+
+/**
+ * Creates an {@link McpServer} in Node: over HTTP exactly like the root entry's `mcpServer`, or,
+ * given a `command`, over stdio — the server runs as a child process, and `close()` ends it.
+ *
+ * ```ts
+ * const files = mcpServer({ name: 'files', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] });
+ * ```
+ */
+export function mcpServer(options: NodeMcpServerOptions): McpServer {
+  if (!('command' in options) || options.command === undefined) {
+    return new McpServer(options as McpServerOptions);
+  }
+  const { command, args, env, cwd, ...rest } = options;
+  return new McpServer({
+    ...rest,
+    name: rest.name ?? command,
+    createTransport: stdioTransport({
+      command,
+      ...(args === undefined ? {} : { args }),
+      ...(env === undefined ? {} : { env }),
+      ...(cwd === undefined ? {} : { cwd }),
+    }),
+  });
+}
