@@ -13,10 +13,24 @@
  * Elicitation is answered like a user who accepts the form unchanged: `approve` with empty
  * content. Filling in the schema's defaults is the layer's job (it declares
  * `elicitation.form.applyDefaults`), which is what `elicitation-sep1034-client-defaults` checks.
+ *
+ * Calls go through `McpServer.callTool(name, args, { onInput })`, except where the server answers
+ * with an MRTR `input_required` result (2026-07-28): `callTool` cannot continue those, so
+ * `sep-2322-client-request-state` uses the path an `Agent` takes instead: the listed tool's
+ * `execute`, which returns an interrupt, and `execute` again with `context.resume`.
  */
-import { mcpServer, type McpServer, type McpToolDescriptor, type ToolContext } from '../src/index.ts';
+import {
+  mcpServer,
+  type McpServer,
+  type McpToolDescriptor,
+  type ToolContext,
+} from '../src/index.ts';
 
 type InputHandler = ToolContext['requestInput'];
+type ToolInterrupt = ReturnType<ToolContext['interrupt']>;
+
+/** Most rounds one MRTR call may take before the client gives up. */
+const MAX_INPUT_ROUNDS = 5;
 
 const serverUrl = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -63,15 +77,22 @@ const scenarios: Record<string, (server: McpServer) => Promise<void>> = {
   },
   'http-custom-headers': async (server) => {
     await server.listTools();
-    const toolCalls = (context.toolCalls ?? []) as { name: string; arguments: Record<string, unknown> }[];
+    const toolCalls = (context.toolCalls ?? []) as {
+      name: string;
+      arguments: Record<string, unknown>;
+    }[];
     for (const toolCall of toolCalls) await call(server, toolCall.name, toolCall.arguments);
   },
   'sep-2322-client-request-state': async (server) => {
-    await server.listTools();
-    await call(server, 'test_mrtr_echo_state', {});
-    await call(server, 'test_mrtr_no_state', {});
-    await call(server, 'test_mrtr_unrelated', {});
-    await call(server, 'test_mrtr_no_result_type', {});
+    const tools = await server.listTools();
+    for (const name of [
+      'test_mrtr_echo_state',
+      'test_mrtr_no_state',
+      'test_mrtr_unrelated',
+      'test_mrtr_no_result_type',
+    ]) {
+      await callAsAgent(findTool(tools, name), {});
+    }
   },
 };
 
@@ -95,6 +116,49 @@ async function call(server: McpServer, name: string, args: Record<string, unknow
   if (output.error?.code === 'input_required') {
     throw new Error(`${name}: callTool could not answer the server's input request.`);
   }
+}
+
+/**
+ * Calls a tool the way an `Agent` does: `execute` with a tool context; an interrupt (MRTR
+ * `input_required`, or a URL the server requires) is answered and the tool run again with
+ * `context.resume`, as after a paused run is resumed.
+ */
+async function callAsAgent(tool: McpToolDescriptor, args: Record<string, unknown>): Promise<void> {
+  let resume: ToolContext['resume'];
+  for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
+    const context: ToolContext = {
+      signal: AbortSignal.timeout(20_000),
+      callId: `conformance-${tool.originalName}`,
+      threadId: 'conformance',
+      runId: `conformance-${round}`,
+      runContext: undefined,
+      reportProgress: () => undefined,
+      requestInput: acceptUnchanged,
+      interrupt: (request, resumeState) => ({
+        kind: 'switchboard.interrupt',
+        request,
+        resumeState,
+      }),
+      ...(resume === undefined ? {} : { resume }),
+    };
+    const result = await tool.execute(args, context);
+    if (!isInterrupt(result)) {
+      const output = result as { text?: string; isError?: boolean };
+      log(`${tool.originalName} → ${output.isError === true ? 'error: ' : ''}${output.text ?? ''}`);
+      return;
+    }
+    log(`${tool.originalName}: interrupted (${result.request.mode}), resuming`);
+    resume = { resolution: await acceptUnchanged(result.request), resumeState: result.resumeState };
+  }
+  throw new Error(`${tool.originalName}: still asking for input after ${MAX_INPUT_ROUNDS} rounds.`);
+}
+
+function isInterrupt(value: unknown): value is ToolInterrupt {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { kind?: unknown }).kind === 'switchboard.interrupt'
+  );
 }
 
 function findTool(tools: readonly McpToolDescriptor[], name: string): McpToolDescriptor {
@@ -161,6 +225,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await server.close();
+    log(`done after ${Math.round(performance.now())} ms`);
   }
 }
 

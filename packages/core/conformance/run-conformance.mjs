@@ -60,7 +60,9 @@ const viaTsx = argv.includes('--tsx');
 main().then(
   (code) => process.exit(code),
   (error) => {
-    console.error(`conformance: ${error instanceof Error ? (error.stack ?? error.message) : error}`);
+    console.error(
+      `conformance: ${error instanceof Error ? (error.stack ?? error.message) : error}`,
+    );
     process.exit(2);
   },
 );
@@ -124,7 +126,9 @@ async function clientCommand(outputRoot) {
     sourcemap: true,
     logLevel: 'warning',
     // Bundled CommonJS dependencies may call require().
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
   });
   return `${quote(process.execPath)} --enable-source-maps ${quote(bundlePath)}`;
 }
@@ -205,7 +209,8 @@ async function runRevision(command, revision, outputDir) {
         status: check.status,
         message: oneLine(check.errorMessage ?? check.description ?? ''),
       })),
-      nothingVerified: !skipped && checks.length > 0 && passing.length === 0 && failing.length === 0,
+      nothingVerified:
+        !skipped && checks.length > 0 && passing.length === 0 && failing.length === 0,
       missingChecks: !skipped && !checksByScenario.has(name),
     };
   });
@@ -330,7 +335,9 @@ function compareWithBaseline(scenarios, entries) {
       status.set(scenario.name, { kind: 'expected', reason: reasons.join('; ') });
     } else {
       status.set(scenario.name, { kind: 'unexpected' });
-      problems.push(`${scenario.name} fails and is not in expected-failures.json: ${why(scenario)}`);
+      problems.push(
+        `${scenario.name} fails and is not in expected-failures.json: ${why(scenario)}`,
+      );
     }
   }
   return { problems, status };
@@ -353,7 +360,13 @@ function printRevision(result, verdict) {
   console.log(`\nMCP client conformance, ${title}, ${CONFORMANCE_PACKAGE}:`);
   for (const scenario of result.scenarios) {
     const state = verdict?.status.get(scenario.name);
-    const mark = scenario.skipped ? '-' : scenario.passed ? '✓' : state?.kind === 'expected' ? '~' : '✗';
+    const mark = scenario.skipped
+      ? '-'
+      : scenario.passed
+        ? '✓'
+        : state?.kind === 'expected'
+          ? '~'
+          : '✗';
     let detail = '';
     if (state?.kind === 'expected') detail = `  (expected: ${state.reason})`;
     else if (!scenario.passed && !scenario.skipped) detail = `  ${why(scenario)}`;
@@ -361,7 +374,9 @@ function printRevision(result, verdict) {
     console.log(`  ${mark} ${scenario.name}${unscored}${detail}`);
   }
   const passed = result.scenarios.filter((scenario) => scenario.passed).length;
-  const failed = result.scenarios.filter((scenario) => !scenario.passed && !scenario.skipped).length;
+  const failed = result.scenarios.filter(
+    (scenario) => !scenario.passed && !scenario.skipped,
+  ).length;
   let line = `${result.revision}: ${passed} passed, ${failed} failed`;
   if (verdict !== undefined) {
     const expected = [...verdict.status.values()].filter((s) => s.kind === 'expected').length;
@@ -427,7 +442,12 @@ function renderResults(gated, verdict, reported) {
       ...notes(first, GATED_REVISION),
       ...notes(second, REPORT_REVISION),
     ];
-    const row = [`\`${name}\``, cell(first, state), cell(second, undefined), noteParts.join('<br>')];
+    const row = [
+      `\`${name}\``,
+      cell(first, state),
+      cell(second, undefined),
+      noteParts.join('<br>'),
+    ];
     lines.push(`| ${row.map((text) => text.replaceAll('|', '\\|')).join(' | ')} |`);
   }
   lines.push('');

@@ -29,7 +29,9 @@ describe('ApprovalDialog', () => {
   });
 
   it('shows tool, server and the arguments as pretty JSON text', () => {
-    const { container } = render(<ApprovalDialog interrupt={approval()} onResolve={() => undefined} />);
+    const { container } = render(
+      <ApprovalDialog interrupt={approval()} onResolve={() => undefined} />,
+    );
     expect(screen.getByText('delete_repo')).toBeTruthy();
     expect(screen.getByText('github')).toBeTruthy();
     const pre = container.querySelector('pre');
@@ -40,7 +42,9 @@ describe('ApprovalDialog', () => {
   });
 
   it('labels annotations as server hints and shows unset ones as the conservative default', () => {
-    const { container } = render(<ApprovalDialog interrupt={approval()} onResolve={() => undefined} />);
+    const { container } = render(
+      <ApprovalDialog interrupt={approval()} onResolve={() => undefined} />,
+    );
     expect(screen.getByText(/Hints from the server \(not verified\)/)).toBeTruthy();
     expect(badges(container)).toEqual({
       'read-only': 'may change data',
@@ -66,7 +70,12 @@ describe('ApprovalDialog', () => {
     rerender(
       <ApprovalDialog
         interrupt={approval({
-          annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+          annotations: {
+            readOnlyHint: false,
+            destructiveHint: true,
+            idempotentHint: false,
+            openWorldHint: true,
+          },
         })}
         onResolve={() => undefined}
       />,
@@ -84,7 +93,10 @@ describe('ApprovalDialog', () => {
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Reject' }));
     cleanup();
     render(
-      <ApprovalDialog interrupt={approval({ annotations: { readOnlyHint: true } })} onResolve={() => undefined} />,
+      <ApprovalDialog
+        interrupt={approval({ annotations: { readOnlyHint: true } })}
+        onResolve={() => undefined}
+      />,
     );
     expect(document.activeElement).toBe(document.body);
   });
@@ -93,7 +105,12 @@ describe('ApprovalDialog', () => {
     const user = setupUser();
     let finish: () => void = () => undefined;
     const onResolve = vi.fn(() => new Promise<void>((resolve) => (finish = resolve)));
-    render(<ApprovalDialog interrupt={approval({ message: 'This cannot be undone.' })} onResolve={onResolve} />);
+    render(
+      <ApprovalDialog
+        interrupt={approval({ message: 'This cannot be undone.' })}
+        onResolve={onResolve}
+      />,
+    );
     expect(screen.getByText('This cannot be undone.')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Approve' }));
     await user.click(screen.getByRole('button', { name: 'Reject' }));

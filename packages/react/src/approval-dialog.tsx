@@ -35,7 +35,11 @@ interface Hint {
  * unset hints show the conservative default ("may be destructive"). Approve and Reject; for a
  * tool that may be destructive, keyboard focus starts on Reject.
  */
-export function ApprovalDialog({ interrupt, onResolve, className }: ApprovalDialogProps): ReactNode {
+export function ApprovalDialog({
+  interrupt,
+  onResolve,
+  className,
+}: ApprovalDialogProps): ReactNode {
   const { pending, answer } = usePendingAnswer(onResolve);
   const titleId = useId();
   const annotations = interrupt.annotations;
@@ -43,14 +47,23 @@ export function ApprovalDialog({ interrupt, onResolve, className }: ApprovalDial
   const hints = describeHints(annotations);
   return (
     <section
-      className={classNames('sb-interrupt', 'sb-approval', destructive && 'sb-approval--destructive', className)}
+      className={classNames(
+        'sb-interrupt',
+        'sb-approval',
+        destructive && 'sb-approval--destructive',
+        className,
+      )}
       aria-labelledby={titleId}
       data-call-id={interrupt.callId}
     >
       <p className="sb-interrupt-title" id={titleId}>
-        Allow <strong className="sb-interrupt-tool">{annotations?.title ?? interrupt.toolName}</strong>
+        Allow{' '}
+        <strong className="sb-interrupt-tool">{annotations?.title ?? interrupt.toolName}</strong>
         {annotations?.title !== undefined && annotations.title !== interrupt.toolName && (
-          <> (<code className="sb-tool-name">{interrupt.toolName}</code>)</>
+          <>
+            {' '}
+            (<code className="sb-tool-name">{interrupt.toolName}</code>)
+          </>
         )}
         {interrupt.server !== undefined && (
           <>
@@ -72,7 +85,11 @@ export function ApprovalDialog({ interrupt, onResolve, className }: ApprovalDial
           {hints.map((hint) => (
             <li
               key={hint.key}
-              className={classNames('sb-badge', `sb-badge--${hint.key}`, hint.risky && 'sb-badge--risky')}
+              className={classNames(
+                'sb-badge',
+                `sb-badge--${hint.key}`,
+                hint.risky && 'sb-badge--risky',
+              )}
               data-hint={hint.key}
             >
               {hint.label}

@@ -1,3 +1,4 @@
+// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { describeUrl } from './describe-url.ts';
 
@@ -18,7 +19,12 @@ describe('describeUrl', () => {
 
   it('flags plain http, local hosts, punycode hosts and credentials before the host', () => {
     expect(describeUrl('http://example.com/')).toMatchObject({ secure: false, local: false });
-    for (const local of ['http://localhost:3000/', 'http://127.0.0.1/x', 'http://[::1]/', 'http://app.localhost/']) {
+    for (const local of [
+      'http://localhost:3000/',
+      'http://127.0.0.1/x',
+      'http://[::1]/',
+      'http://app.localhost/',
+    ]) {
       expect(describeUrl(local)).toMatchObject({ openable: true, secure: false, local: true });
     }
     expect(describeUrl('https://xn--pple-43d.com/login')).toMatchObject({

@@ -39,7 +39,10 @@ const fullSchema = {
   required: ['name', 'email', 'guests', 'diet'],
 };
 
-function formInterrupt(requestedSchema: Record<string, unknown>, extra: Partial<Interrupt> = {}): Interrupt {
+function formInterrupt(
+  requestedSchema: Record<string, unknown>,
+  extra: Partial<Interrupt> = {},
+): Interrupt {
   return {
     callId: 'call_form',
     toolName: 'book_table',
@@ -161,7 +164,10 @@ describe('ElicitationForm', () => {
     const onResolve = vi.fn(() => new Promise<void>((resolve) => (finish = resolve)));
     render(
       <ElicitationForm
-        interrupt={formInterrupt({ type: 'object', properties: { ok: { type: 'boolean', title: 'OK' } } })}
+        interrupt={formInterrupt({
+          type: 'object',
+          properties: { ok: { type: 'boolean', title: 'OK' } },
+        })}
         onResolve={onResolve}
       />,
     );
@@ -217,7 +223,9 @@ describe('ElicitationForm', () => {
     );
     expect(container.querySelector('pre, form, textarea, input')).toBeNull();
     expect(screen.queryByRole('button', { name: 'Accept' })).toBeNull();
-    const buttons = within(container).getAllByRole('button').map((button) => button.textContent);
+    const buttons = within(container)
+      .getAllByRole('button')
+      .map((button) => button.textContent);
     expect(buttons).toEqual(['Decline', 'Cancel']);
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(onResolve).toHaveBeenCalledWith('cancel');

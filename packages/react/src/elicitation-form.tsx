@@ -38,7 +38,11 @@ export interface ElicitationFormProps {
  * renders (text with formats, numbers, checkboxes, selects with titles, multi-selects as
  * checkboxes), and a schema a flat form cannot show gets a clear message instead of a form.
  */
-export function ElicitationForm({ interrupt, onResolve, className }: ElicitationFormProps): ReactNode {
+export function ElicitationForm({
+  interrupt,
+  onResolve,
+  className,
+}: ElicitationFormProps): ReactNode {
   const normalized = useMemo(
     () => normalizeElicitationSchema(interrupt.requestedSchema),
     [interrupt.requestedSchema],

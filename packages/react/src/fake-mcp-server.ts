@@ -1,4 +1,8 @@
-import { SwitchboardError, type McpServerSnapshot, type McpToolDescriptor } from '@switchboard/core';
+import {
+  SwitchboardError,
+  type McpServerSnapshot,
+  type McpToolDescriptor,
+} from '@switchboard/core';
 import type { McpServerLike } from './mcp-server-like.ts';
 
 /**
@@ -13,7 +17,7 @@ export class FakeMcpServer implements McpServerLike {
   failConnect = false;
   #tools: McpToolDescriptor[];
   #listed: Promise<McpToolDescriptor[]> | undefined;
-  #snapshot: McpServerSnapshot = { status: 'idle' };
+  #snapshot: McpServerSnapshot = { status: 'idle', completedElicitations: [] };
   readonly #listeners = new Set<() => void>();
 
   constructor(toolNames: string[]) {
@@ -31,14 +35,18 @@ export class FakeMcpServer implements McpServerLike {
 
   async connect(): Promise<void> {
     this.connectCalls += 1;
-    this.#set({ status: 'connecting' });
+    this.#set({ ...this.#snapshot, status: 'connecting' });
     await Promise.resolve();
     if (this.failConnect) {
       const error = new SwitchboardError('connection_refused', 'The fake server refused.');
-      this.#set({ status: 'error', error });
+      this.#set({ ...this.#snapshot, status: 'error', error });
       throw error;
     }
-    this.#set({ status: 'connected', serverInfo: { name: 'fake', version: '1.0.0' } });
+    this.#set({
+      ...this.#snapshot,
+      status: 'connected',
+      serverInfo: { name: 'fake', version: '1.0.0' },
+    });
   }
 
   listTools(): Promise<McpToolDescriptor[]> {

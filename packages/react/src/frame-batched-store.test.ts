@@ -1,5 +1,10 @@
+// @vitest-environment node
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { frameBatchedStore, scheduleAnimationFrame, type ExternalStore } from './frame-batched-store.ts';
+import {
+  frameBatchedStore,
+  scheduleAnimationFrame,
+  type ExternalStore,
+} from './frame-batched-store.ts';
 
 interface State {
   status: string;
@@ -10,7 +15,10 @@ interface State {
 function source(initial: State) {
   let snapshot = initial;
   const listeners = new Set<() => void>();
-  const store: ExternalStore<State> & { set(next: Partial<State>): void; listeners: Set<() => void> } = {
+  const store: ExternalStore<State> & {
+    set(next: Partial<State>): void;
+    listeners: Set<() => void>;
+  } = {
     listeners,
     subscribe(listener) {
       listeners.add(listener);
@@ -58,7 +66,10 @@ describe('frameBatchedStore', () => {
   it('publishes many changes once per frame and keeps the published snapshot until then', () => {
     const store = source({ status: 'streaming', count: 0 });
     const frames = manualFrames();
-    const batched = frameBatchedStore(store, { isUrgent: statusChanged, schedule: frames.schedule });
+    const batched = frameBatchedStore(store, {
+      isUrgent: statusChanged,
+      schedule: frames.schedule,
+    });
     const notified: number[] = [];
     batched.subscribe(() => notified.push(batched.getSnapshot().count));
 
@@ -78,7 +89,10 @@ describe('frameBatchedStore', () => {
   it('publishes urgent changes at once, with everything pending, and cancels the frame', () => {
     const store = source({ status: 'streaming', count: 0 });
     const frames = manualFrames();
-    const batched = frameBatchedStore(store, { isUrgent: statusChanged, schedule: frames.schedule });
+    const batched = frameBatchedStore(store, {
+      isUrgent: statusChanged,
+      schedule: frames.schedule,
+    });
     const notified: State[] = [];
     batched.subscribe(() => notified.push(batched.getSnapshot()));
 
@@ -104,7 +118,9 @@ describe('frameBatchedStore', () => {
 
   it('uses requestAnimationFrame when present', () => {
     const callbacks: FrameRequestCallback[] = [];
-    vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) => callbacks.push(callback));
+    vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) =>
+      callbacks.push(callback),
+    );
     vi.stubGlobal('cancelAnimationFrame', () => undefined);
     const flush = vi.fn();
     scheduleAnimationFrame(flush);

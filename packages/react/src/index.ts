@@ -1,8 +1,5 @@
 export { useAgent, type UseAgentOptions, type UseAgentResult } from './use-agent.ts';
-export {
-  useMcpServerStatus,
-  type UseMcpServerStatusResult,
-} from './use-mcp-server-status.ts';
+export { useMcpServerStatus, type UseMcpServerStatusResult } from './use-mcp-server-status.ts';
 export { useMcpTools, type UseMcpToolsOptions } from './use-mcp-tools.ts';
 export { useThreads, type UseThreadsOptions, type UseThreadsResult } from './use-threads.ts';
 export type { McpServerLike } from './mcp-server-like.ts';

@@ -15,7 +15,12 @@ const bookingSchema = {
     diet: {
       type: 'array',
       title: 'Diet',
-      items: { anyOf: [{ const: 'veg', title: 'Vegetarian' }, { const: 'gf', title: 'Gluten-free' }] },
+      items: {
+        anyOf: [
+          { const: 'veg', title: 'Vegetarian' },
+          { const: 'gf', title: 'Gluten-free' },
+        ],
+      },
     },
     terrace: { type: 'boolean', title: 'Terrace', default: true },
   },
@@ -30,7 +35,11 @@ const bookTable = tool({
   execute: ({ restaurant }, context: ToolContext) => {
     if (context.resume === undefined) {
       return context.interrupt(
-        { mode: 'form', message: `Booking at ${restaurant}: a few details.`, requestedSchema: bookingSchema },
+        {
+          mode: 'form',
+          message: `Booking at ${restaurant}: a few details.`,
+          requestedSchema: bookingSchema,
+        },
         { restaurant },
       );
     }

@@ -13,8 +13,8 @@ export function InterruptNotes({ interrupt }: { interrupt: Interrupt }): ReactNo
       )}
       {interrupt.reissued === true && (
         <p className="sb-interrupt-note sb-interrupt-note--reissued">
-          The server asked again after the page was reloaded; your earlier answer, if any, was
-          not received.
+          The server asked again after the page was reloaded; your earlier answer, if any, was not
+          received.
         </p>
       )}
     </>

@@ -14,4 +14,7 @@ export type ResolutionAction = Parameters<AgentChat['resolve']>[1];
  * `(action, content) => agent.resolve(interrupt.callId, action, content)`. A returned promise
  * keeps the component's buttons disabled until it settles.
  */
-export type ResolveHandler = (action: ResolutionAction, content?: Record<string, unknown>) => unknown;
+export type ResolveHandler = (
+  action: ResolutionAction,
+  content?: Record<string, unknown>,
+) => unknown;

@@ -4,7 +4,13 @@ import type { Interrupt } from './interrupt-types.ts';
 import { InterruptView } from './interrupt-view.tsx';
 import { setupUser } from './test-support.tsx';
 
-const base: Interrupt = { callId: 'c1', toolName: 't', server: 's', arguments: {}, mode: 'approval' };
+const base: Interrupt = {
+  callId: 'c1',
+  toolName: 't',
+  server: 's',
+  arguments: {},
+  mode: 'approval',
+};
 
 describe('InterruptView', () => {
   afterEach(() => {
@@ -26,11 +32,11 @@ describe('InterruptView', () => {
       <InterruptView interrupt={interrupt} onResolve={() => undefined} className="mine" />,
     );
     const classes = container.firstElementChild?.classList;
-    expect([classes?.contains("sb-interrupt"), classes?.contains(className), classes?.contains("mine")]).toEqual([
-      true,
-      true,
-      true,
-    ]);
+    expect([
+      classes?.contains('sb-interrupt'),
+      classes?.contains(className),
+      classes?.contains('mine'),
+    ]).toEqual([true, true, true]);
     expect(screen.getByRole('button', { name: button })).toBeTruthy();
   });
 

@@ -24,7 +24,8 @@ export interface InterruptViewProps {
  * ```
  */
 export function InterruptView({ interrupt, onResolve, className }: InterruptViewProps): ReactNode {
-  const props = className === undefined ? { interrupt, onResolve } : { interrupt, onResolve, className };
+  const props =
+    className === undefined ? { interrupt, onResolve } : { interrupt, onResolve, className };
   switch (interrupt.mode) {
     case 'form':
       return <ElicitationForm {...props} />;

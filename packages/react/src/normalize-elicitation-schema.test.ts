@@ -1,3 +1,4 @@
+// @vitest-environment node
 import validator from '@rjsf/validator-ajv8';
 import { describe, expect, it } from 'vitest';
 import { normalizeElicitationSchema } from './normalize-elicitation-schema.ts';
@@ -152,7 +153,12 @@ describe('normalizeElicitationSchema', () => {
     expect(schema.properties?.regions).toMatchObject({
       type: 'array',
       uniqueItems: true,
-      items: { oneOf: [{ const: 'eu', title: 'Europe' }, { const: 'us', title: 'United States' }] },
+      items: {
+        oneOf: [
+          { const: 'eu', title: 'Europe' },
+          { const: 'us', title: 'United States' },
+        ],
+      },
     });
     expect(uiSchema).toEqual({
       colours: { 'ui:widget': 'checkboxes' },
@@ -175,7 +181,9 @@ describe('normalizeElicitationSchema', () => {
   });
 
   it('starts required booleans without a default as false', () => {
-    const { schema } = normalized(object({ ok: { type: 'boolean' }, maybe: { type: 'boolean' } }, ['ok']));
+    const { schema } = normalized(
+      object({ ok: { type: 'boolean' }, maybe: { type: 'boolean' } }, ['ok']),
+    );
     expect(schema.properties?.ok).toEqual({ type: 'boolean', default: false });
     expect(schema.properties?.maybe).toEqual({ type: 'boolean' });
   });
@@ -187,7 +195,11 @@ describe('normalizeElicitationSchema', () => {
           nickname: { type: ['string', 'null'], title: 'Nickname', default: null },
           age: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'null' }], title: 'Age' },
           size: {
-            oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }, { type: 'null' }],
+            oneOf: [
+              { const: 's', title: 'Small' },
+              { const: 'l', title: 'Large' },
+              { type: 'null' },
+            ],
           },
         },
         ['nickname'],
@@ -245,11 +257,27 @@ describe('normalizeElicitationSchema', () => {
   it.each([
     [{ type: 'string' }, /not a set of fields/],
     ['nope', /no valid schema/],
-    [object({ address: { type: 'object', properties: { city: { type: 'string' } } } }), /field "address" is a nested object/],
-    [object({ lines: { type: 'array', items: { type: 'string' } } }), /field "lines" is a list of free values/],
-    [object({ x: { $ref: 'https://example.com/schema.json' } }), /external schema \(https:\/\/example.com\/schema.json\)/],
+    [
+      object({ address: { type: 'object', properties: { city: { type: 'string' } } } }),
+      /field "address" is a nested object/,
+    ],
+    [
+      object({ lines: { type: 'array', items: { type: 'string' } } }),
+      /field "lines" is a list of free values/,
+    ],
+    [
+      object({ x: { $ref: 'https://example.com/schema.json' } }),
+      /external schema \(https:\/\/example.com\/schema.json\)/,
+    ],
     [object({ x: { $ref: '#/$defs/Missing' } }), /does not define/],
-    [{ type: 'object', $defs: { A: { $ref: '#/$defs/A' } }, properties: { x: { $ref: '#/$defs/A' } } }, /loop/],
+    [
+      {
+        type: 'object',
+        $defs: { A: { $ref: '#/$defs/A' } },
+        properties: { x: { $ref: '#/$defs/A' } },
+      },
+      /loop/,
+    ],
     [object({ x: { type: ['string', 'number'] } }), /several types/],
     [object({ x: { anyOf: [{ type: 'string' }, { type: 'number' }] } }), /different shapes/],
     [object({ x: { allOf: [{ type: 'string' }, { minLength: 1 }] } }), /allOf/],
@@ -273,7 +301,10 @@ describe('normalizeElicitationSchema', () => {
     });
     const valid = validator.validateFormData({ email: 'a@b.co', tags: ['a'], size: 'm' }, schema);
     expect(valid.errors).toEqual([]);
-    const invalid = validator.validateFormData({ email: 'nope', age: 3, tags: [], size: 'x' }, schema);
+    const invalid = validator.validateFormData(
+      { email: 'nope', age: 3, tags: [], size: 'x' },
+      schema,
+    );
     expect([...new Set(invalid.errors.map((error) => error.property))].sort()).toEqual(
       ['.age', '.email', '.size', '.tags'].sort(),
     );

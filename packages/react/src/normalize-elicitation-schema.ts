@@ -282,8 +282,15 @@ function dereference(node: SchemaNode, root: SchemaNode, where: string): SchemaN
     if (typeof current.$ref === 'string') {
       const { $ref: reference, ...siblings } = current;
       current = { ...resolvePointer(root, reference, where), ...siblings };
-    } else if (Array.isArray(current.allOf) && current.allOf.length === 1 && isNode(current.allOf[0])) {
-      const { allOf: [only], ...siblings } = current as { allOf: [SchemaNode] } & SchemaNode;
+    } else if (
+      Array.isArray(current.allOf) &&
+      current.allOf.length === 1 &&
+      isNode(current.allOf[0])
+    ) {
+      const {
+        allOf: [only],
+        ...siblings
+      } = current as { allOf: [SchemaNode] } & SchemaNode;
       current = { ...only, ...siblings };
     } else if (current.allOf !== undefined) {
       throw new UnsupportedSchema(`${where} combines several schemas (allOf).`);
@@ -299,7 +306,9 @@ function resolvePointer(root: SchemaNode, reference: string, where: string): Sch
   }
   const pointer = reference.slice(1);
   if (pointer !== '' && !pointer.startsWith('/')) {
-    throw new UnsupportedSchema(`${where} refers to an anchor (${reference}), which is not supported.`);
+    throw new UnsupportedSchema(
+      `${where} refers to an anchor (${reference}), which is not supported.`,
+    );
   }
   let target: unknown = root;
   for (const segment of pointer === '' ? [] : pointer.slice(1).split('/')) {
@@ -307,7 +316,9 @@ function resolvePointer(root: SchemaNode, reference: string, where: string): Sch
     target = isNode(target) && Object.hasOwn(target, key) ? target[key] : undefined;
   }
   if (!isNode(target)) {
-    throw new UnsupportedSchema(`${where} refers to ${reference}, which the schema does not define.`);
+    throw new UnsupportedSchema(
+      `${where} refers to ${reference}, which the schema does not define.`,
+    );
   }
   return target;
 }
@@ -339,7 +350,10 @@ function choicesOf(node: SchemaNode, where: string): ElicitationChoice[] | undef
     if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) {
       throw new UnsupportedSchema(`${where} offers a choice that is not text or a number.`);
     }
-    return { const: value, title: typeof title === 'string' && title !== '' ? title : String(value) };
+    return {
+      const: value,
+      title: typeof title === 'string' && title !== '' ? title : String(value),
+    };
   });
 }
 

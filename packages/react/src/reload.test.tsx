@@ -47,7 +47,9 @@ describe('reload with a paused run (IndexedDB history)', () => {
 
     // First "page": the run pauses on the approval.
     const firstAgent = makeAgent();
-    const first = render(<ChatHarness agent={firstAgent} threadId="thread-1" prompt="delete notes.txt" />);
+    const first = render(
+      <ChatHarness agent={firstAgent} threadId="thread-1" prompt="delete notes.txt" />,
+    );
     await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('idle'));
     await user.click(screen.getByRole('button', { name: 'Send' }));
     await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('paused'));
@@ -60,7 +62,9 @@ describe('reload with a paused run (IndexedDB history)', () => {
     await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('paused'));
     const dialog = screen.getByText('delete_file').closest('section') as HTMLElement;
     expect(dialog.dataset.callId).toBe('call_del');
-    expect(dialog.querySelector('pre')?.textContent).toBe(JSON.stringify({ path: 'notes.txt' }, null, 2));
+    expect(dialog.querySelector('pre')?.textContent).toBe(
+      JSON.stringify({ path: 'notes.txt' }, null, 2),
+    );
     expect(dialog.querySelector('[data-hint="destructive"]')?.textContent).toBe('destructive');
     expect(screen.getByText('delete notes.txt')).toBeTruthy();
     expect(screen.getByTestId('call-delete_file').dataset.state).toBe('waiting');

@@ -9,7 +9,12 @@ import { SwitchboardProvider } from './switchboard-provider.tsx';
 
 const agent = new Agent({
   name: 'test',
-  model: openaiChatModel({ baseURL: 'http://127.0.0.1:9/v1', model: 'x', apiKey: 'x', maxRetries: 0 }),
+  model: openaiChatModel({
+    baseURL: 'http://127.0.0.1:9/v1',
+    model: 'x',
+    apiKey: 'x',
+    maxRetries: 0,
+  }),
 });
 
 describe('SwitchboardProvider', () => {
@@ -20,7 +25,11 @@ describe('SwitchboardProvider', () => {
   it('creates one QueryClient when none is given, and provides it to TanStack Query too', () => {
     const { result, rerender } = renderHook(
       () => ({ context: useContext(SwitchboardContext), query: useQueryClient() }),
-      { wrapper: ({ children }: { children: ReactNode }) => <SwitchboardProvider>{children}</SwitchboardProvider> },
+      {
+        wrapper: ({ children }: { children: ReactNode }) => (
+          <SwitchboardProvider>{children}</SwitchboardProvider>
+        ),
+      },
     );
     const first = result.current.context.queryClient;
     expect(first).toBeInstanceOf(QueryClient);

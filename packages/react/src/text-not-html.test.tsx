@@ -28,7 +28,12 @@ const interrupts: Record<string, Interrupt> = {
       title: payload,
       description: payload,
       properties: {
-        name: { type: 'string', title: `field${payload}`, description: `help${payload}`, default: payload },
+        name: {
+          type: 'string',
+          title: `field${payload}`,
+          description: `help${payload}`,
+          default: payload,
+        },
         pick: {
           type: 'string',
           oneOf: [{ const: 'a', title: `choice${payload}` }],
@@ -44,7 +49,11 @@ const interrupts: Record<string, Interrupt> = {
     requestedSchema: { type: 'object', properties: { [`key${payload}`]: { type: 'object' } } },
   },
   url: { ...base, mode: 'url', url: `https://example.com/${payload}` },
-  urlUserinfo: { ...base, mode: 'url', url: `https://a${encodeURIComponent(payload)}@example.com/` },
+  urlUserinfo: {
+    ...base,
+    mode: 'url',
+    url: `https://a${encodeURIComponent(payload)}@example.com/`,
+  },
 };
 
 describe('server and model text renders as text, never as HTML', () => {
@@ -53,14 +62,18 @@ describe('server and model text renders as text, never as HTML', () => {
   });
 
   it.each(Object.entries(interrupts))('%s interrupt', (_name, interrupt) => {
-    const { container } = render(<InterruptView interrupt={interrupt} onResolve={() => undefined} />);
+    const { container } = render(
+      <InterruptView interrupt={interrupt} onResolve={() => undefined} />,
+    );
     expect(container.querySelector('img')).toBeNull();
     expect(container.textContent).toContain('<img');
     expect((globalThis as { __pwned?: boolean }).__pwned).toBeUndefined();
   });
 
   it('tool progress message', () => {
-    const { container } = render(<ToolProgress progress={{ progress: 1, total: 2, message: payload }} />);
+    const { container } = render(
+      <ToolProgress progress={{ progress: 1, total: 2, message: payload }} />,
+    );
     expect(container.querySelector('img')).toBeNull();
     expect(container.textContent).toContain(payload);
   });

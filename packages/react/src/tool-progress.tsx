@@ -17,13 +17,20 @@ export interface ToolProgressProps {
  * unknown) with the tool's message as text, and `aria-valuetext` saying the percentage (or how
  * far it got) for screen readers.
  */
-export function ToolProgress({ progress, label = 'Tool progress', className }: ToolProgressProps): ReactNode {
+export function ToolProgress({
+  progress,
+  label = 'Tool progress',
+  className,
+}: ToolProgressProps): ReactNode {
   const { total, message } = progress;
   const determinate = total !== undefined && Number.isFinite(total) && total > 0;
   const value = determinate ? Math.min(Math.max(progress.progress, 0), total) : undefined;
-  const percent = determinate && value !== undefined ? Math.round((value / total) * 100) : undefined;
+  const percent =
+    determinate && value !== undefined ? Math.round((value / total) * 100) : undefined;
   const valueText =
-    percent !== undefined ? `${percent}%` : `In progress (${formatNumber(progress.progress)} so far)`;
+    percent !== undefined
+      ? `${percent}%`
+      : `In progress (${formatNumber(progress.progress)} so far)`;
   return (
     <div className={classNames('sb-progress', className)}>
       <progress

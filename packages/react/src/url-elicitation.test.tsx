@@ -34,7 +34,9 @@ describe('UrlElicitation', () => {
         onResolve={() => undefined}
       />,
     );
-    expect(screen.getByTestId('sb-url').textContent).toBe('https://pay.example.com/connect?session=abc');
+    expect(screen.getByTestId('sb-url').textContent).toBe(
+      'https://pay.example.com/connect?session=abc',
+    );
     const host = screen.getByText('pay.example.com');
     expect(host.tagName).toBe('STRONG');
     expect(host.className).toBe('sb-url-host');
@@ -51,7 +53,10 @@ describe('UrlElicitation', () => {
     const open = vi.spyOn(window, 'open').mockReturnValue(null);
     const onResolve = vi.fn();
     render(
-      <UrlElicitation interrupt={urlInterrupt('https://pay.example.com/connect')} onResolve={onResolve} />,
+      <UrlElicitation
+        interrupt={urlInterrupt('https://pay.example.com/connect')}
+        onResolve={onResolve}
+      />,
     );
     await user.click(button('Open'));
     expect(open).toHaveBeenCalledExactlyOnceWith(
@@ -75,7 +80,12 @@ describe('UrlElicitation', () => {
 
   it('refuses to open anything but http(s), with a message', async () => {
     const open = vi.spyOn(window, 'open').mockReturnValue(null);
-    render(<UrlElicitation interrupt={urlInterrupt('javascript:alert(1)')} onResolve={() => undefined} />);
+    render(
+      <UrlElicitation
+        interrupt={urlInterrupt('javascript:alert(1)')}
+        onResolve={() => undefined}
+      />,
+    );
     expect(button('Open')).toHaveProperty('disabled', true);
     expect(screen.getByText(/not a web address \(javascript:\)/).textContent).toMatch(
       /Only http and https links can be opened/,
@@ -85,7 +95,10 @@ describe('UrlElicitation', () => {
 
   it('warns on plain http, softly for localhost, and on punycode hosts', () => {
     const { rerender, container } = render(
-      <UrlElicitation interrupt={urlInterrupt('http://pay.example.com/')} onResolve={() => undefined} />,
+      <UrlElicitation
+        interrupt={urlInterrupt('http://pay.example.com/')}
+        onResolve={() => undefined}
+      />,
     );
     const warnings = () =>
       [...container.querySelectorAll('[data-warning]')].map((element) => ({
@@ -95,14 +108,29 @@ describe('UrlElicitation', () => {
     expect(warnings()).toEqual([{ key: 'insecure', soft: false }]);
     expect(screen.getByText(/Not secure/)).toBeTruthy();
 
-    rerender(<UrlElicitation interrupt={urlInterrupt('http://127.0.0.1:3000/cb')} onResolve={() => undefined} />);
+    rerender(
+      <UrlElicitation
+        interrupt={urlInterrupt('http://127.0.0.1:3000/cb')}
+        onResolve={() => undefined}
+      />,
+    );
     expect(warnings()).toEqual([{ key: 'local', soft: true }]);
 
-    rerender(<UrlElicitation interrupt={urlInterrupt('https://xn--pypal-4ve.com/')} onResolve={() => undefined} />);
+    rerender(
+      <UrlElicitation
+        interrupt={urlInterrupt('https://xn--pypal-4ve.com/')}
+        onResolve={() => undefined}
+      />,
+    );
     expect(warnings()).toEqual([{ key: 'punycode', soft: false }]);
     expect(screen.getByText(/punycode "xn--"/)).toBeTruthy();
 
-    rerender(<UrlElicitation interrupt={urlInterrupt('https://example.com/')} onResolve={() => undefined} />);
+    rerender(
+      <UrlElicitation
+        interrupt={urlInterrupt('https://example.com/')}
+        onResolve={() => undefined}
+      />,
+    );
     expect(warnings()).toEqual([]);
   });
 

@@ -27,7 +27,11 @@ export interface UrlElicitationProps {
  * with `window.open(url, '_blank', 'noopener,noreferrer')`. Then "I've finished" answers
  * `approve`; Decline (`reject`) and Cancel (`cancel`) are always there.
  */
-export function UrlElicitation({ interrupt, onResolve, className }: UrlElicitationProps): ReactNode {
+export function UrlElicitation({
+  interrupt,
+  onResolve,
+  className,
+}: UrlElicitationProps): ReactNode {
   const url = useMemo(() => describeUrl(interrupt.url), [interrupt.url]);
   const { pending, answer } = usePendingAnswer(onResolve);
   const [opened, setOpened] = useState(false);
@@ -92,7 +96,12 @@ export function UrlElicitation({ interrupt, onResolve, className }: UrlElicitati
         >
           {opened ? 'Open again' : 'Open'}
         </button>
-        <button type="button" className="sb-button" disabled={pending} onClick={() => answer('reject')}>
+        <button
+          type="button"
+          className="sb-button"
+          disabled={pending}
+          onClick={() => answer('reject')}
+        >
           Decline
         </button>
         <button

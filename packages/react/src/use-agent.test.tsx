@@ -155,7 +155,12 @@ describe('useAgent', () => {
     });
     expect(result.current.status).toBe('paused');
     expect(result.current.interrupts).toMatchObject([
-      { callId: 'call_rm', toolName: 'remove_file', mode: 'approval', arguments: { path: 'a.txt' } },
+      {
+        callId: 'call_rm',
+        toolName: 'remove_file',
+        mode: 'approval',
+        arguments: { path: 'a.txt' },
+      },
     ]);
     expect(removed).toEqual([]);
     await act(async () => {
@@ -164,7 +169,10 @@ describe('useAgent', () => {
     expect(removed).toEqual(['a.txt']);
     expect(result.current.status).toBe('idle');
     expect(result.current.interrupts).toEqual([]);
-    expect(result.current.messages.at(-1)?.parts.at(-1)).toEqual({ type: 'text', text: 'Removed it.' });
+    expect(result.current.messages.at(-1)?.parts.at(-1)).toEqual({
+      type: 'text',
+      text: 'Removed it.',
+    });
   });
 
   it('reject() refuses the held call without running it; resolve() takes any action', async () => {
@@ -209,7 +217,7 @@ describe('useAgent', () => {
     await waitFor(() => expect(result.current.status).toBe('idle'));
 
     // Outside act(): React renders when the store says so, as in a browser.
-    const actEnvironment = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean };
+    const actEnvironment = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean | undefined };
     const previous = actEnvironment.IS_REACT_ACT_ENVIRONMENT;
     actEnvironment.IS_REACT_ACT_ENVIRONMENT = false;
     try {
@@ -223,7 +231,9 @@ describe('useAgent', () => {
       // One render per frame at most, plus the urgent ones: streaming starts, run ends.
       expect(streamRenders).toBeLessThanOrEqual(frames + 3);
       expect(streamRenders).toBeLessThan(words.length / 3);
-      expect(result.current.messages.at(-1)?.parts).toEqual([{ type: 'text', text: words.join(' ') }]);
+      expect(result.current.messages.at(-1)?.parts).toEqual([
+        { type: 'text', text: words.join(' ') },
+      ]);
     } finally {
       actEnvironment.IS_REACT_ACT_ENVIRONMENT = previous;
     }

@@ -35,7 +35,11 @@ describe('useMcpTools', () => {
 
     act(() => server.relist(['search', 'fetch', 'summarise']));
     await waitFor(() =>
-      expect(result.current.data?.map((tool) => tool.name)).toEqual(['search', 'fetch', 'summarise']),
+      expect(result.current.data?.map((tool) => tool.name)).toEqual([
+        'search',
+        'fetch',
+        'summarise',
+      ]),
     );
     expect(invalidate).toHaveBeenCalledOnce();
   });
@@ -46,7 +50,9 @@ describe('useMcpTools', () => {
     const wrapper = ({ children }: { children: ReactNode }) => (
       <QueryClientProvider client={newClient()}>{children}</QueryClientProvider>
     );
-    const { result } = renderHook(() => useMcpTools(server, { queryClient: explicit }), { wrapper });
+    const { result } = renderHook(() => useMcpTools(server, { queryClient: explicit }), {
+      wrapper,
+    });
     await waitFor(() => expect(result.current.isSuccess).toBe(true));
     expect(explicit.getQueryCache().getAll()).toHaveLength(1);
   });

@@ -39,7 +39,9 @@ describe('useThreads', () => {
       <SwitchboardProvider queryClient={queryClient}>{children}</SwitchboardProvider>
     );
     const { result } = renderHook(() => useThreads(history), { wrapper });
-    await waitFor(() => expect(result.current.data?.map((thread) => thread.title)).toEqual(['first thread']));
+    await waitFor(() =>
+      expect(result.current.data?.map((thread) => thread.title)).toEqual(['first thread']),
+    );
 
     await seed(history, 'b', 'second thread');
     await act(async () => {
@@ -59,15 +61,20 @@ describe('useThreads', () => {
         {children}
       </SwitchboardProvider>
     );
-    const { result } = renderHook(() => ({ threads: useThreads(), chat: useAgent({ threadId: 'new' }) }), {
-      wrapper,
-    });
+    const { result } = renderHook(
+      () => ({ threads: useThreads(), chat: useAgent({ threadId: 'new' }) }),
+      {
+        wrapper,
+      },
+    );
     await waitFor(() => expect(result.current.threads.data).toEqual([]));
     await act(async () => {
       await result.current.chat.send('Start a new thread');
     });
     await waitFor(() =>
-      expect(result.current.threads.data).toMatchObject([{ threadId: 'new', title: 'Start a new thread' }]),
+      expect(result.current.threads.data).toMatchObject([
+        { threadId: 'new', title: 'Start a new thread' },
+      ]),
     );
   });
 
@@ -79,9 +86,12 @@ describe('useThreads', () => {
     const wrapper = ({ children }: { children: ReactNode }) => (
       <SwitchboardProvider history={inContext}>{children}</SwitchboardProvider>
     );
-    const { result } = renderHook(() => ({ context: useThreads(), explicit: useThreads(explicit) }), {
-      wrapper,
-    });
+    const { result } = renderHook(
+      () => ({ context: useThreads(), explicit: useThreads(explicit) }),
+      {
+        wrapper,
+      },
+    );
     await waitFor(() => expect(result.current.explicit.data).toHaveLength(1));
     await waitFor(() => expect(result.current.context.data).toHaveLength(1));
     expect(result.current.explicit.data?.[0]?.threadId).toBe('explicit');
@@ -93,7 +103,9 @@ describe('useThreads', () => {
     const wrapper = ({ children }: { children: ReactNode }) => (
       <SwitchboardProvider>{children}</SwitchboardProvider>
     );
-    expect(() => renderHook(() => useThreads(), { wrapper })).toThrow(/useThreads needs a HistoryStore/);
+    expect(() => renderHook(() => useThreads(), { wrapper })).toThrow(
+      /useThreads needs a HistoryStore/,
+    );
     expect(() => renderHook(() => useThreads(new MemoryHistoryStore()))).toThrow(
       /useThreads needs a QueryClient/,
     );

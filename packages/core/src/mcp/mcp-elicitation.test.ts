@@ -49,6 +49,43 @@ function agentFor(model: ScriptedModelServer, servers: McpServer[], history: Mem
 const callsOf = (_tool: string) =>
   demo.log.filter((entry) => entry.rpcMethod === 'tools/call' && entry.status < 300).length;
 
+/** A stateless 2025-era server whose one tool always answers -32042 for the same URL. */
+async function startLoopingUrlServer(): Promise<{
+  url: string;
+  calls(): number;
+  close(): Promise<void>;
+}> {
+  const { McpServer: SdkServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  const { StreamableHTTPServerTransport } =
+    await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { UrlElicitationRequiredError } = await import('@modelcontextprotocol/sdk/types.js');
+  const { createServer } = await import('node:http');
+  let calls = 0;
+  const http = createServer((request, response) => {
+    const sdk = new SdkServer({ name: 'looping', version: '1.0.0' });
+    sdk.registerTool('needs_login', { description: 'Always needs a login' }, async () => {
+      calls += 1;
+      throw new UrlElicitationRequiredError([
+        { mode: 'url', url: 'https://example.com/login', message: 'Log in', elicitationId: 'e1' },
+      ]);
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    response.on('close', () => void transport.close());
+    void sdk.connect(transport).then(() => transport.handleRequest(request, response));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const address = http.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}/mcp`,
+    calls: () => calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
+
 const bookingAnswer = { name: 'Ada', date: '2026-12-24', confirm: true };
 const booked = "Booked a table at Luigi's for 2 guests on 2026-12-24 (indoor) under Ada.";
 
@@ -293,9 +330,40 @@ describe('URL elicitation required (-32042) against server-everything', () => {
       url: expect.stringMatching(/^https:\/\//),
       server: 'everything',
     });
+    // Each retry may ask for another URL; one already shown for this call ends the loop.
+    let done = paused;
+    const shown: string[] = [];
+    for (let attempt = 0; attempt < 4 && done.status === 'paused'; attempt++) {
+      shown.push(done.interrupts[0]?.url ?? '');
+      done = await agent
+        .execute({ threadId: 't', resolutions: [{ callId: 'url', action: 'approve' }] })
+        .result();
+    }
+    expect(done.status).toBe('completed');
+    expect(new Set(shown).size).toBe(shown.length);
+    expect(outputOf(done, 'url')).toMatchObject({
+      output: { text: expect.stringContaining('User completed the URL elicitation flow') },
+    });
+  });
+
+  it('stops when a server keeps asking for the same URL (-32042 loop guard)', async () => {
+    const looping = await startLoopingUrlServer();
+    opened.push(looping);
+    const model = await scripted([
+      { toolCalls: [{ id: 'url', name: 'needs_login', arguments: {} }] },
+      { text: 'ok' },
+    ]);
+    const agent = agentFor(
+      model,
+      [server(looping.url, { name: 'looping' })],
+      new MemoryHistoryStore(),
+    );
+    const paused = await agent.execute({ threadId: 't', messages: 'go' }).result();
+    expect(paused.interrupts[0]).toMatchObject({ mode: 'url', url: 'https://example.com/login' });
     const done = await agent
       .execute({ threadId: 't', resolutions: [{ callId: 'url', action: 'approve' }] })
       .result();
+    expect(done.status).toBe('completed');
     expect(outputOf(done, 'url')).toMatchObject({
       output: {
         isError: true,
@@ -303,6 +371,7 @@ describe('URL elicitation required (-32042) against server-everything', () => {
         text: expect.stringContaining('asked again'),
       },
     });
+    expect(looping.calls()).toBe(2);
   });
 
   it('a pushed URL elicitation (2025 era) pauses as a url interrupt and accept completes it', async () => {

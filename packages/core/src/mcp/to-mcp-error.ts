@@ -79,6 +79,24 @@ export function toMcpError(
       { cause: error },
     );
   }
+  // A JSON-RPC error the server sent: its message is the server's text, never a transport fact.
+  if (error instanceof ProtocolError) {
+    if (
+      error instanceof UnsupportedProtocolVersionError ||
+      /unsupported protocol version/i.test(error.message)
+    ) {
+      return new SwitchboardError(
+        'unsupported_protocol_version',
+        `${where} speaks no MCP protocol version this client supports: ${excerpt(error.message)}`,
+        { cause: error, details: { code: error.code } },
+      );
+    }
+    return new SwitchboardError(
+      'mcp_error',
+      `${where} returned error ${error.code}: ${excerpt(error.message)}`,
+      { cause: error, details: { code: error.code } },
+    );
+  }
   const http = findHttpStatus(error);
   if (http !== undefined) {
     const body = http.body === undefined || http.body === '' ? '' : `: ${excerpt(http.body)}`;
@@ -112,7 +130,6 @@ export function toMcpError(
     return new SwitchboardError('timeout', `${where} did not answer in time.`, { cause: error });
   }
   if (
-    error instanceof UnsupportedProtocolVersionError ||
     isSdkError(error, SdkErrorCode.EraNegotiationFailed) ||
     /unsupported protocol version|protocol version[^.]*not supported/i.test(messageOf(error))
   ) {
@@ -120,13 +137,6 @@ export function toMcpError(
       'unsupported_protocol_version',
       `${where} speaks no MCP protocol version this client supports: ${excerpt(messageOf(error))}`,
       { cause: error },
-    );
-  }
-  if (error instanceof ProtocolError) {
-    return new SwitchboardError(
-      'mcp_error',
-      `${where} returned error ${error.code}: ${excerpt(error.message)}`,
-      { cause: error, details: { code: error.code } },
     );
   }
   return new SwitchboardError('mcp_error', `${where} failed: ${excerpt(messageOf(error))}`, {

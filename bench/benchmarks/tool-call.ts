@@ -1,0 +1,163 @@
+import { performance } from 'node:perf_hooks';
+import type { Client } from '@modelcontextprotocol/client';
+import { mcpServer, type McpServer } from '@switchboard/core';
+import type { Benchmark } from '../benchmark.ts';
+import { connectRawClient } from '../raw-client.ts';
+import type { Figure } from '../report.ts';
+import { interleave, mean, median, pairedRatios, summarize } from '../stats.ts';
+
+/** Sequential: blocks × calls per block, per side (2 000 calls each). */
+const SEQUENTIAL_BLOCKS = 10;
+const CALLS_PER_BLOCK = 200;
+const WARMUP_CALLS = 100;
+/** Concurrent: workers in flight at once, calls per worker, interleaved trial pairs. */
+const CONCURRENCY = 64;
+const CALLS_PER_WORKER = 10;
+const THROUGHPUT_TRIALS = 8;
+const TARGET_OVERHEAD = 0.05;
+
+const TOOL = 'read_file';
+const ARGS = { path: 'notes.txt' };
+
+type Call = () => Promise<unknown>;
+
+async function timedBlock(call: Call, count: number): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const start = performance.now();
+    await call();
+    latencies.push(performance.now() - start);
+  }
+  return latencies;
+}
+
+async function throughput(call: Call): Promise<number> {
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let index = 0; index < CALLS_PER_WORKER; index += 1) await call();
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  return (CONCURRENCY * CALLS_PER_WORKER) / seconds;
+}
+
+export const toolCallBenchmark: Benchmark = {
+  id: 1,
+  key: 'tool-call',
+  title: '`tools/call` latency (2,000 sequential) and throughput (64 concurrent)',
+  baseline: 'raw `@modelcontextprotocol/client` on the same demo server (2026-07-28 endpoint)',
+  target: 'overhead ≤ 5%',
+  async run({ servers, log }) {
+    const url = servers.modernUrl;
+    const switchboard: McpServer = mcpServer({ url, name: 'demo' });
+    let raw: Client | undefined;
+    try {
+      await switchboard.listTools();
+      raw = await connectRawClient(url);
+      await raw.listTools();
+      const rawClient = raw;
+      const callSwitchboard: Call = async () => {
+        const output = await switchboard.callTool(TOOL, ARGS);
+        if (output.isError === true) throw new Error(`Switchboard call failed: ${output.text}`);
+      };
+      const callRaw: Call = async () => {
+        const result = await rawClient.callTool({ name: TOOL, arguments: ARGS });
+        if (result.isError === true) throw new Error('raw call failed');
+      };
+      log(`warm-up ${WARMUP_CALLS} calls per side`);
+      await timedBlock(callSwitchboard, WARMUP_CALLS);
+      await timedBlock(callRaw, WARMUP_CALLS);
+
+      log(`sequential: ${SEQUENTIAL_BLOCKS} interleaved blocks × ${CALLS_PER_BLOCK} calls per side`);
+      const sequential = await interleave(
+        SEQUENTIAL_BLOCKS,
+        () => timedBlock(callSwitchboard, CALLS_PER_BLOCK),
+        () => timedBlock(callRaw, CALLS_PER_BLOCK),
+      );
+      const medianRatios = pairedRatios(sequential.a.map(median), sequential.b.map(median));
+      const meanRatios = pairedRatios(sequential.a.map(mean), sequential.b.map(mean));
+      const allSwitchboard = sequential.a.flat();
+      const allRaw = sequential.b.flat();
+
+      log(`throughput: ${THROUGHPUT_TRIALS} interleaved pairs, ${CONCURRENCY} concurrent`);
+      const concurrent = await interleave(
+        THROUGHPUT_TRIALS,
+        () => throughput(callSwitchboard),
+        () => throughput(callRaw),
+      );
+      const throughputRatios = pairedRatios(concurrent.a, concurrent.b);
+
+      const latencyRatio = summarize(medianRatios);
+      const throughputRatio = summarize(throughputRatios);
+      const latencyOverhead = latencyRatio.median - 1;
+      const throughputOverhead = 1 / throughputRatio.median - 1;
+      const met = latencyOverhead <= TARGET_OVERHEAD && throughputOverhead <= TARGET_OVERHEAD;
+      const figures: Figure[] = [
+        {
+          label: 'Latency ratio Switchboard / raw (per-block median call latency)',
+          value: latencyRatio,
+          unit: 'ratio',
+          note: `overhead ${(latencyOverhead * 100).toFixed(1)}%`,
+        },
+        {
+          label: 'Latency ratio Switchboard / raw (per-block mean call latency)',
+          value: summarize(meanRatios),
+          unit: 'ratio',
+        },
+        {
+          label: 'Throughput ratio Switchboard / raw (64 concurrent)',
+          value: throughputRatio,
+          unit: 'ratio',
+          note: `overhead ${(throughputOverhead * 100).toFixed(1)}% (time per call)`,
+        },
+        {
+          label: 'Calls measured per side (sequential + concurrent)',
+          value:
+            allSwitchboard.length +
+            THROUGHPUT_TRIALS * CONCURRENCY * CALLS_PER_WORKER,
+          unit: 'count',
+        },
+        {
+          label: 'For scale only: Switchboard call latency, all sequential calls',
+          value: summarize(allSwitchboard),
+          unit: 'ms',
+        },
+        {
+          label: 'For scale only: raw client call latency, all sequential calls',
+          value: summarize(allRaw),
+          unit: 'ms',
+        },
+        {
+          label: 'For scale only: Switchboard throughput',
+          value: summarize(concurrent.a),
+          unit: 'calls/s',
+        },
+        {
+          label: 'For scale only: raw client throughput',
+          value: summarize(concurrent.b),
+          unit: 'calls/s',
+        },
+      ];
+      return {
+        verdict: met ? 'met' : 'missed',
+        headline:
+          `latency ×${latencyRatio.median.toFixed(3)} (p25–p75 ${latencyRatio.p25.toFixed(3)}–${latencyRatio.p75.toFixed(3)}); ` +
+          `throughput ×${throughputRatio.median.toFixed(3)} (p25–p75 ${throughputRatio.p25.toFixed(3)}–${throughputRatio.p75.toFixed(3)})`,
+        figures,
+        method:
+          `\`read_file\` on the demo server's 2026-07-28 endpoint (separate process). Both clients ` +
+          `connected and listed once, then ${WARMUP_CALLS} warm-up calls each. Sequential: ` +
+          `${SEQUENTIAL_BLOCKS} blocks of ${CALLS_PER_BLOCK} calls per side (${SEQUENTIAL_BLOCKS * CALLS_PER_BLOCK} each), ` +
+          `blocks interleaved ABBA; ratio = Switchboard block median / raw block median. ` +
+          `Throughput: ${THROUGHPUT_TRIALS} interleaved pairs of ${CONCURRENCY} concurrent workers × ` +
+          `${CALLS_PER_WORKER} calls; ratio = Switchboard calls/s / raw calls/s (≥ 0.952 means ≤ 5% more time per call). ` +
+          'Switchboard: `mcpServer({ url }).callTool(name, args)`; raw: `client.callTool({ name, arguments })`.',
+        notes: [],
+      };
+    } finally {
+      await switchboard.close();
+      await raw?.close();
+    }
+  },
+};
