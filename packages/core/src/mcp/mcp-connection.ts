@@ -38,11 +38,20 @@ export interface McpConnectionInfo {
 export interface McpConnectionOptions {
   /** Used in error messages (with the URL's origin and path, never its query). */
   name: string;
+  /**
+   * The endpoint: Streamable HTTP, or for `sse` the event stream URL. In `auto` mode the legacy
+   * SSE fallback uses this same URL.
+   */
   url?: URL;
   transport: McpTransportKind;
   headers?: McpHeaders;
+  /** The fetch that reaches the network. Default: the global `fetch` at call time. */
   fetch?: typeof fetch;
-  /** Do not open the standalone GET stream (2025 era). */
+  /**
+   * Do not open the standalone GET stream (2025 era). The v2 SDK has no switch for it, so the
+   * GET is answered locally with a synthetic 405 (which the SDK reads as "no stream"); it never
+   * reaches the network. Default false.
+   */
   disableStandaloneSse?: boolean;
   /** Client capabilities to declare (elicitation form/url, …). */
   capabilities: Record<string, unknown>;
@@ -54,7 +63,10 @@ export interface McpConnectionOptions {
   prior?: Pick<McpConnectionInfo, 'protocolEra' | 'discover' | 'transport'>;
   /** Makes the transport for a non-HTTP server (stdio). `url` is then unused. */
   createTransport?: () => Transport;
-  /** Per-request timeout for connect, in ms. Default 60 000. */
+  /**
+   * Timeout of the connect handshake (probe, `initialize`) and bound of the `DELETE` on close,
+   * in ms. Default 60 000. Operations set their own request timeouts.
+   */
   timeoutMs?: number;
 }
 

@@ -69,7 +69,8 @@ async function startLoopingUrlServer(): Promise<{
         { mode: 'url', url: 'https://example.com/login', message: 'Log in', elicitationId: 'e1' },
       ]);
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // No sessionIdGenerator: stateless.
+    const transport = new StreamableHTTPServerTransport({});
     response.on('close', () => void transport.close());
     void sdk.connect(transport).then(() => transport.handleRequest(request, response));
   });
