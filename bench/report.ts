@@ -58,8 +58,13 @@ function isSummary(value: Figure['value']): value is Summary {
 /** Renders a figure value for Markdown. */
 export function formatFigure(figure: Figure): string {
   const { value, unit } = figure;
-  const digits = unit === 'ratio' ? 3 : unit === 'ms' ? 2 : unit === 'bytes' ? 0 : 2;
-  if (isSummary(value)) return `${formatSummary(value, digits)} ${unit}`;
+  const digits = unit === 'ratio' || unit === '' ? 3 : unit === 'bytes' ? 0 : 2;
+  if (isSummary(value)) {
+    const integral = [value.median, value.p25, value.p75, value.min, value.max].every((number) =>
+      Number.isInteger(number),
+    );
+    return `${formatSummary(value, integral ? 0 : digits)} ${unit}`;
+  }
   if (typeof value === 'number') {
     const text = Number.isInteger(value) ? value.toLocaleString('en-US') : value.toFixed(digits);
     return `${text} ${unit}`;

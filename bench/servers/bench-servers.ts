@@ -20,33 +20,14 @@ import {
   startScriptedModelServer,
   type ModelScript,
 } from '@switchboard/core/testing';
+import { benchText } from './bench-text.ts';
 
 const TOOL_COUNT = Number(process.env['BENCH_TOOL_COUNT'] ?? '1000');
 const PAGE_SIZE = Number(process.env['BENCH_PAGE_SIZE'] ?? '20');
 
-const VOCABULARY =
-  'the quick brown fox jumps over a lazy dog while seven agents stream tokens into a page'.split(
-    ' ',
-  );
-const texts = new Map<number, string>();
-
-/** N words separated by single spaces (cached per N). */
-function words(count: number): string {
-  let text = texts.get(count);
-  if (text === undefined) {
-    const list: string[] = [];
-    for (let index = 0; index < count; index += 1) {
-      list.push(VOCABULARY[index % VOCABULARY.length] as string);
-    }
-    text = list.join(' ');
-    texts.set(count, text);
-  }
-  return text;
-}
-
 const benchScript: ModelScript = (request) => {
   const model = request.model;
-  if (model.startsWith('text:')) return { text: words(Number(model.slice('text:'.length))) };
+  if (model.startsWith('text:')) return { text: benchText(Number(model.slice('text:'.length))) };
   if (model === 'tool-loop') {
     if (request.messages.at(-1)?.role === 'tool') return { text: 'Done.' };
     const name = request.tools?.find((tool) => tool.function.name.endsWith('read_file'))?.function

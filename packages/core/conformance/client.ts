@@ -1,8 +1,9 @@
 /**
  * The MCP client that the official conformance harness (`@modelcontextprotocol/conformance`)
- * spawns for each client scenario; `run-conformance.mjs` runs it with `tsx` on the project Node.
- * It drives our MCP layer — `mcpServer()` from the package root, the same code an agent uses —
- * never the SDK directly.
+ * spawns for each client scenario. It drives our MCP layer — `mcpServer()` from the package
+ * root, the same code an agent uses — never the SDK directly. `run-conformance.mjs` bundles it
+ * with esbuild and runs it on the project Node (`--tsx` there, or by hand:
+ * `node_modules/.bin/tsx packages/core/conformance/client.ts <url>`).
  *
  * Contract (harness `client` command): the server URL is the last argument, the scenario name is
  * in `MCP_CONFORMANCE_SCENARIO`, scenario data (JSON) in `MCP_CONFORMANCE_CONTEXT`, and the
@@ -71,10 +72,6 @@ const scenarios: Record<string, (server: McpServer) => Promise<void>> = {
   'json-schema-ref-no-deref': async (server) => {
     await server.listTools();
   },
-  'request-metadata': async (server) => {
-    const tools = await server.listTools();
-    for (const tool of tools) await call(server, tool.originalName, argumentsFor(tool));
-  },
   'http-custom-headers': async (server) => {
     await server.listTools();
     const toolCalls = (context.toolCalls ?? []) as {
@@ -98,9 +95,9 @@ const scenarios: Record<string, (server: McpServer) => Promise<void>> = {
 
 /**
  * Lists the tools and calls each one the layer offers, with arguments made from its schema.
- * Serves `http-standard-headers` and `http-invalid-tool-headers` (tools with an invalid
- * `x-mcp-header` must not be offered, so must not be called), the auth scenarios (which fail at
- * the first request until OAuth lands) and any scenario added later.
+ * Serves `request-metadata`, `http-standard-headers`, `http-invalid-tool-headers` (tools with an
+ * invalid `x-mcp-header` must not be offered, so must not be called), the auth scenarios (which
+ * fail at the first request until OAuth lands) and any scenario added later.
  */
 async function callEveryTool(server: McpServer): Promise<void> {
   const tools = await server.listTools();
@@ -127,7 +124,8 @@ async function callAsAgent(tool: McpToolDescriptor, args: Record<string, unknown
   let resume: ToolContext['resume'];
   for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
     const context: ToolContext = {
-      signal: AbortSignal.timeout(20_000),
+      // Never aborted: the layer's own call timeouts apply, as in `callTool`.
+      signal: new AbortController().signal,
       callId: `conformance-${tool.originalName}`,
       threadId: 'conformance',
       runId: `conformance-${round}`,
@@ -205,6 +203,21 @@ function parseContext(raw: string | undefined): Record<string, unknown> {
   }
 }
 
+/** An error with its chain of causes (and their `code`s), on one line. */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && depth < 5; depth++) {
+    if (!(current instanceof Error)) {
+      parts.push(String(current));
+      break;
+    }
+    const code = (current as { code?: unknown }).code;
+    parts.push(`${code === undefined ? '' : `[${String(code)}] `}${current.message}`);
+    current = current.cause;
+  }
+  return parts.join(' <- ');
+}
+
 /** Diagnostics go to stderr, which the harness saves as `stderr.txt`. */
 function log(message: string): void {
   process.stderr.write(`[conformance-client] ${message}\n`);
@@ -221,7 +234,7 @@ async function main(): Promise<number> {
     await (scenarios[scenario] ?? callEveryTool)(server);
     return 0;
   } catch (error) {
-    log(`failed: ${error instanceof Error ? error.message : String(error)}`);
+    log(`failed: ${describeError(error)}`);
     return 1;
   } finally {
     await server.close();

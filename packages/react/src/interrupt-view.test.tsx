@@ -2,7 +2,8 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Interrupt } from './interrupt-types.ts';
 import { InterruptView } from './interrupt-view.tsx';
-import { setupUser } from './test-support.tsx';
+import { setupUser } from './test-user.ts';
+import { ToolProgress } from './tool-progress.tsx';
 
 const base: Interrupt = {
   callId: 'c1',
@@ -45,5 +46,80 @@ describe('InterruptView', () => {
     render(<InterruptView interrupt={base} onResolve={onResolve} />);
     await setupUser().click(screen.getByRole('button', { name: 'Approve' }));
     expect(onResolve).toHaveBeenCalledWith('approve');
+  });
+});
+
+const payload = '<img src=x onerror="globalThis.__pwned = true">';
+
+const hostile = {
+  callId: 'call_x',
+  toolName: `tool${payload}`,
+  server: `server${payload}`,
+  arguments: { note: payload },
+  message: `message${payload}`,
+} as const;
+
+const interrupts: Record<string, Interrupt> = {
+  approval: {
+    ...hostile,
+    mode: 'approval',
+    annotations: { title: `title${payload}` },
+  },
+  form: {
+    ...hostile,
+    mode: 'form',
+    requestedSchema: {
+      type: 'object',
+      title: payload,
+      description: payload,
+      properties: {
+        name: {
+          type: 'string',
+          title: `field${payload}`,
+          description: `help${payload}`,
+          default: payload,
+        },
+        pick: {
+          type: 'string',
+          oneOf: [{ const: 'a', title: `choice${payload}` }],
+        },
+        many: { type: 'array', items: { anyOf: [{ const: 'b', title: `box${payload}` }] } },
+        legacy: { type: 'string', enum: ['c'], enumNames: [`legacy${payload}`] },
+      },
+    },
+  },
+  unsupported: {
+    ...hostile,
+    mode: 'form',
+    requestedSchema: { type: 'object', properties: { [`key${payload}`]: { type: 'object' } } },
+  },
+  url: { ...hostile, mode: 'url', url: `https://example.com/${payload}` },
+  urlUserinfo: {
+    ...hostile,
+    mode: 'url',
+    url: `https://a${encodeURIComponent(payload)}@example.com/`,
+  },
+};
+
+describe('server and model text renders as text, never as HTML', () => {
+  afterEach(() => {
+    cleanup();
+  });
+
+  it.each(Object.entries(interrupts))('%s interrupt', (_name, interrupt) => {
+    const { container } = render(
+      <InterruptView interrupt={interrupt} onResolve={() => undefined} />,
+    );
+    expect(container.querySelector('img')).toBeNull();
+    expect(container.textContent).toContain('<img');
+    expect((globalThis as { __pwned?: boolean }).__pwned).toBeUndefined();
+  });
+
+  it('tool progress message', () => {
+    const { container } = render(
+      <ToolProgress progress={{ progress: 1, total: 2, message: payload }} />,
+    );
+    expect(container.querySelector('img')).toBeNull();
+    expect(container.textContent).toContain(payload);
   });
 });

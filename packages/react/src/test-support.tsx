@@ -10,11 +10,12 @@ import {
   type ScriptedModelServer,
   type ScriptedReply,
 } from '@switchboard/core/testing';
-import userEvent, { PointerEventsCheckLevel } from '@testing-library/user-event';
 import type { ReactNode } from 'react';
 import { InterruptView } from './interrupt-view.tsx';
 import { ToolProgress } from './tool-progress.tsx';
 import { useAgent } from './use-agent.ts';
+
+export { setupUser } from './test-user.ts';
 
 /** A scripted model server answering `replies` in order, and a model that talks to it. */
 export async function startScriptedModel(
@@ -28,14 +29,6 @@ export async function startScriptedModel(
     maxRetries: 0,
   });
   return { server, model };
-}
-
-/**
- * A user-event instance for jsdom: no delay between keys and no CSS pointer-events check (that
- * check calls getComputedStyle up the tree on every action, which is slow in jsdom).
- */
-export function setupUser(): ReturnType<typeof userEvent.setup> {
-  return userEvent.setup({ delay: null, pointerEventsCheck: PointerEventsCheckLevel.Never });
 }
 
 /**

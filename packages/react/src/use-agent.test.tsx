@@ -131,12 +131,15 @@ describe('useAgent', () => {
     });
     const agent = makeAgent();
     const { result } = renderHook(() => useAgent(agent));
+    let sending: Promise<{ status: string }> | undefined;
+    act(() => {
+      sending = result.current.send('talk slowly');
+    });
+    await waitFor(() => expect(result.current.status).toBe('streaming'));
     let outcome: string | undefined;
     await act(async () => {
-      const sending = result.current.send('talk slowly');
-      await waitFor(() => expect(result.current.status).toBe('streaming'));
       result.current.stop();
-      outcome = (await sending).status;
+      outcome = (await sending)?.status;
     });
     expect(outcome).toBe('cancelled');
     expect(result.current.status).toBe('idle');

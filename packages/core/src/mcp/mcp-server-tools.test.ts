@@ -154,6 +154,29 @@ describe('McpServer tool listing', () => {
     const fresh = server(demo.legacyUrl, { schemaCache });
     expect((await fresh.listTools()).some((tool) => tool.name === 'dynamic_tool')).toBe(true);
   });
+
+  it('re-lists on list_changed from a subscriptions/listen stream (2026-07-28)', async () => {
+    const watched = server(demo.modernUrl);
+    const listensBefore = demo.log.filter(
+      (entry) => entry.rpcMethod === 'subscriptions/listen',
+    ).length;
+    await watched.listTools();
+    // The stream opens right after the first listing; a change before it is acknowledged is missed.
+    await expect
+      .poll(() => demo.log.filter((entry) => entry.rpcMethod === 'subscriptions/listen').length)
+      .toBe(listensBefore + 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await fetch(`${demo.url}/control/tools-changed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: true }),
+    });
+    await expect
+      .poll(() => watched.getSnapshot().tools?.some((tool) => tool.name === 'dynamic_tool'), {
+        timeout: 5000,
+      })
+      .toBe(true);
+  });
 });
 
 describe('McpServer results', () => {

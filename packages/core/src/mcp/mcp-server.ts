@@ -1,4 +1,9 @@
-import type { Client, Tool as McpTool, Transport } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  McpSubscription,
+  Tool as McpTool,
+  Transport,
+} from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ToolOutput } from '../items.ts';
 import type { ToolAnnotations } from '../tools/tool-annotations.ts';
@@ -112,6 +117,8 @@ export class McpServer {
   #prior: McpConnectionInfo | undefined;
   #tools: Promise<McpToolDescriptor[]> | undefined;
   #lastRunContext: unknown;
+  /** The 2026-07-28 `subscriptions/listen` stream that carries `list_changed`. */
+  #subscription: Promise<McpSubscription | undefined> | undefined;
   #snapshot: McpServerSnapshot = { status: 'idle', completedElicitations: [] };
   readonly #listeners = new Set<() => void>();
 
@@ -251,8 +258,11 @@ export class McpServer {
   /** Ends every session (HTTP DELETE, best effort) or the child process. Idempotent. */
   async close(): Promise<void> {
     const connection = this.#connection;
+    const subscription = this.#subscription;
     this.#connection = undefined;
+    this.#subscription = undefined;
     this.#tools = undefined;
+    await (await subscription)?.close().catch(() => undefined);
     await connection?.close();
     this.#update({ status: 'closed', completedElicitations: [] });
   }
@@ -304,7 +314,23 @@ export class McpServer {
     }
     const tools = this.#describeTools(listed);
     this.#update({ ...this.#snapshot, tools });
+    this.#listenForChanges(runContext);
     return tools;
+  }
+
+  /**
+   * Modern-era servers push no unsolicited notifications: `list_changed` arrives on a
+   * `subscriptions/listen` stream (2026-07-28), opened once per server unless long-lived
+   * streams are disabled. Its notifications reach the same handler as the 2025 ones.
+   */
+  #listenForChanges(runContext: unknown): void {
+    if (this.#subscription !== undefined || this.#options.disableStandaloneSse === true) return;
+    if (this.#connection?.info?.protocolEra !== 'modern') return;
+    this.#subscription = this.#use(runContext, (client) =>
+      client.listen({ toolsListChanged: true }),
+    ).catch(
+      () => undefined, // a server without subscriptions: listings stay as they are until invalidate()
+    );
   }
 
   #applyFilter(tools: McpTool[]): McpTool[] {
