@@ -122,7 +122,9 @@ async function main(): Promise<void> {
     results,
   };
   await writeReport(new URL('./results/', import.meta.url), report);
-  process.stdout.write(`${summaryTable(results)}\n\nWrote bench/results/latest.json and latest.md\n`);
+  process.stdout.write(
+    `${summaryTable(results)}\n\nWrote bench/results/latest.json and latest.md\n`,
+  );
 }
 
 await main();

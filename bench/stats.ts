@@ -61,7 +61,9 @@ export function pairedRatios(
   denominator: readonly number[],
 ): number[] {
   if (numerator.length !== denominator.length) {
-    throw new Error(`paired samples differ in length (${numerator.length} vs ${denominator.length})`);
+    throw new Error(
+      `paired samples differ in length (${numerator.length} vs ${denominator.length})`,
+    );
   }
   return numerator.map((value, index) => value / (denominator[index] as number));
 }

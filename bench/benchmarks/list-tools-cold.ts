@@ -5,7 +5,7 @@ import { connectRawClient } from '../raw-client.ts';
 import { countsDelta, type BenchServers } from '../servers/start-bench-servers.ts';
 import { interleave, pairedRatios, summarize } from '../stats.ts';
 
-const TRIALS = 10;
+const TRIALS = 14;
 const TARGET_RATIO = 1.1;
 
 interface ListingTrial {
@@ -91,7 +91,11 @@ export const listToolsColdBenchmark: Benchmark = {
       verdict: cold.median <= TARGET_RATIO ? 'met' : 'missed',
       headline: `×${cold.median.toFixed(3)} (p25–p75 ${cold.p25.toFixed(3)}–${cold.p75.toFixed(3)}, min–max ${cold.min.toFixed(3)}–${cold.max.toFixed(3)})`,
       figures: [
-        { label: 'Cold listing (connect + every page) Switchboard / raw', value: cold, unit: 'ratio' },
+        {
+          label: 'Cold listing (connect + every page) Switchboard / raw',
+          value: cold,
+          unit: 'ratio',
+        },
         {
           label: 'Listing only, on an already connected client, Switchboard / raw',
           value: listing,

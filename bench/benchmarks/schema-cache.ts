@@ -150,7 +150,8 @@ export const schemaCacheBenchmark: Benchmark = {
         ): Promise<Listing> => {
           const { value, requests } = await counted(servers, () =>
             page.evaluate(
-              (options) => (window.benchListTools as NonNullable<Window['benchListTools']>)(options),
+              (options) =>
+                (window.benchListTools as NonNullable<Window['benchListTools']>)(options),
               { url, databaseName },
             ),
           );
@@ -191,7 +192,7 @@ export const schemaCacheBenchmark: Benchmark = {
     const notes: string[] = [];
     if (maxRequests(modern.memoryWarm) > 0) {
       notes.push(
-        'The demo server\'s 2026-07-28 endpoint answers `tools/list` with `ttlMs: 0` and ' +
+        "The demo server's 2026-07-28 endpoint answers `tools/list` with `ttlMs: 0` and " +
           '`cacheScope: "private"` ("immediately stale"). Switchboard honours a server-sent ' +
           '`ttlMs` over `cacheTtlMs`, so the entry it stores has already expired and every ' +
           'listing goes to the network: the warm cache saves nothing against such a server.',

@@ -83,12 +83,17 @@ export const streamThroughputBenchmark: Benchmark = {
     const ratio = summarize(pairedRatios(a.map(deltasPerSecond), b.map(deltasPerSecond)));
     const counts = new Set([...a, ...b].map((trial) => `${trial.deltas}/${trial.characters}`));
     const notes: string[] = [];
-    if (counts.size !== 1) notes.push(`Delta/character counts differed: ${[...counts].join(', ')}.`);
+    if (counts.size !== 1)
+      notes.push(`Delta/character counts differed: ${[...counts].join(', ')}.`);
     return {
       verdict: ratio.median >= TARGET_RATIO ? 'met' : 'missed',
       headline: `×${ratio.median.toFixed(3)} (p25–p75 ${ratio.p25.toFixed(3)}–${ratio.p75.toFixed(3)}, min–max ${ratio.min.toFixed(3)}–${ratio.max.toFixed(3)})`,
       figures: [
-        { label: 'Deltas per second, Switchboard `chunks` / SDK stream', value: ratio, unit: 'ratio' },
+        {
+          label: 'Deltas per second, Switchboard `chunks` / SDK stream',
+          value: ratio,
+          unit: 'ratio',
+        },
         {
           label: 'Deltas / characters per stream (both sides)',
           value: [...counts].join(', '),
@@ -99,7 +104,11 @@ export const streamThroughputBenchmark: Benchmark = {
           value: summarize(a.map(deltasPerSecond)),
           unit: 'deltas/s',
         },
-        { label: 'For scale only: SDK', value: summarize(b.map(deltasPerSecond)), unit: 'deltas/s' },
+        {
+          label: 'For scale only: SDK',
+          value: summarize(b.map(deltasPerSecond)),
+          unit: 'deltas/s',
+        },
       ],
       method:
         `The scripted model server (separate process) streams a ${WORDS.toLocaleString('en-US')}-word answer as ` +

@@ -69,7 +69,9 @@ export const toolCallBenchmark: Benchmark = {
       await timedBlock(callSwitchboard, WARMUP_CALLS);
       await timedBlock(callRaw, WARMUP_CALLS);
 
-      log(`sequential: ${SEQUENTIAL_BLOCKS} interleaved blocks × ${CALLS_PER_BLOCK} calls per side`);
+      log(
+        `sequential: ${SEQUENTIAL_BLOCKS} interleaved blocks × ${CALLS_PER_BLOCK} calls per side`,
+      );
       const sequential = await interleave(
         SEQUENTIAL_BLOCKS,
         () => timedBlock(callSwitchboard, CALLS_PER_BLOCK),
@@ -113,9 +115,7 @@ export const toolCallBenchmark: Benchmark = {
         },
         {
           label: 'Calls measured per side (sequential + concurrent)',
-          value:
-            allSwitchboard.length +
-            THROUGHPUT_TRIALS * CONCURRENCY * CALLS_PER_WORKER,
+          value: allSwitchboard.length + THROUGHPUT_TRIALS * CONCURRENCY * CALLS_PER_WORKER,
           unit: 'count',
         },
         {

@@ -109,7 +109,11 @@ export const toolSearchBenchmark: Benchmark = {
 
       const agent = new Agent({
         name: 'bench',
-        model: openaiChatModel({ model: 'scripted', baseURL: `${modelServer.url}/v1`, maxRetries: 0 }),
+        model: openaiChatModel({
+          model: 'scripted',
+          baseURL: `${modelServer.url}/v1`,
+          maxRetries: 0,
+        }),
         mcpServers: [server],
       });
       // The same documents the agent's toolset indexes (name, annotation title, description).
@@ -163,17 +167,15 @@ export const toolSearchBenchmark: Benchmark = {
           unit: '',
           note: `95% bootstrap interval over queries ${low.toFixed(3)}–${high.toFixed(3)}`,
         },
-        ...categories.map(
-          (category): Figure => {
-            const scored = viaAgent.filter((entry) => entry.query.category === category);
-            return {
-              label: `recall@${K}, ${category} queries${category === 'paraphrase' ? ' (synonyms only; not part of the target)' : ''}`,
-              value: mean(scored.map((entry) => entry.recall)),
-              unit: '',
-              note: `${scored.filter((entry) => entry.recall === 1).length} of ${scored.length} found`,
-            };
-          },
-        ),
+        ...categories.map((category): Figure => {
+          const scored = viaAgent.filter((entry) => entry.query.category === category);
+          return {
+            label: `recall@${K}, ${category} queries${category === 'paraphrase' ? ' (synonyms only; not part of the target)' : ''}`,
+            value: mean(scored.map((entry) => entry.recall)),
+            unit: '',
+            note: `${scored.filter((entry) => entry.recall === 1).length} of ${scored.length} found`,
+          };
+        }),
         {
           label: 'hit@1 (expected tool ranked first), target queries',
           value: mean(judged.map((scored) => (scored.reciprocalRank === 1 ? 1 : 0))),

@@ -100,7 +100,9 @@ export async function withBrowserPage<T>(
           timeout: 30_000,
         });
       } catch (error) {
-        throw new Error(`The bench page did not get ready: ${errors.join('; ') || String(error)}`);
+        throw new Error(`The bench page did not get ready: ${errors.join('; ') || String(error)}`, {
+          cause: error,
+        });
       }
     };
     await page.goto(`${origin}/`);

@@ -9,7 +9,8 @@
  *
  * The scripted model's behaviour is chosen by the request's `model` name (the only thing a
  * client sends that a script can key on without state):
- * - `text:N` → an answer of N words, streamed one word per delta;
+ * - `text:N` or `text:N:D` → an answer of N words, streamed one word per delta, D ms between
+ *   deltas (default 0);
  * - `tool-loop` → first a call to the offered tool ending in `read_file`, then, once the last
  *   message is a tool result, the text `Done.`;
  * - anything else → the library's default script.
@@ -27,7 +28,10 @@ const PAGE_SIZE = Number(process.env['BENCH_PAGE_SIZE'] ?? '20');
 
 const benchScript: ModelScript = (request) => {
   const model = request.model;
-  if (model.startsWith('text:')) return { text: benchText(Number(model.slice('text:'.length))) };
+  if (model.startsWith('text:')) {
+    const [, words, delayMs] = model.split(':');
+    return { text: benchText(Number(words)), delayMs: Number(delayMs ?? '0') };
+  }
   if (model === 'tool-loop') {
     if (request.messages.at(-1)?.role === 'tool') return { text: 'Done.' };
     const name = request.tools?.find((tool) => tool.function.name.endsWith('read_file'))?.function

@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEverythingServer, startScriptedModelServer } from '@switchboard/core/testing';
+import {
+  startDemoServer,
+  startEverythingServer,
+  startScriptedModelServer,
+} from '@switchboard/core/testing';
 import { build, createServer, preview, type InlineConfig, type LogLevel } from 'vite';
 import { pickPort } from './pick-port.ts';
 
@@ -23,18 +27,23 @@ export interface PlaygroundServersOptions {
   mcpPort?: number;
   /** Port of the scripted model server (OpenAI Chat Completions at `/v1`). Default: a free port. */
   modelPort?: number;
+  /**
+   * Port of the Switchboard demo MCP server (`/modern/mcp`, `/legacy/mcp`, `/legacy/sse`,
+   * `/control/*`). Default: a free port.
+   */
+  demoPort?: number;
   /** Vite's log level. Default `warn`. */
   logLevel?: LogLevel;
 }
 
 /** A preferred port that was taken, and the port used instead. */
 export interface PortFallback {
-  service: 'playground' | 'mcp' | 'model';
+  service: 'playground' | 'mcp' | 'model' | 'demo';
   wanted: number;
   used: number;
 }
 
-/** The running playground: the page, the MCP server and the scripted model, all on 127.0.0.1. */
+/** The running playground: the page, the MCP servers and the scripted model, all on 127.0.0.1. */
 export interface PlaygroundServers {
   urls: {
     /** The page to open, e.g. `http://127.0.0.1:5173/`. */
@@ -43,21 +52,33 @@ export interface PlaygroundServers {
     mcp: string;
     /** The scripted model's OpenAI-compatible base URL, e.g. `http://127.0.0.1:3002/v1`. */
     modelBaseUrl: string;
+    /**
+     * The demo MCP server's base URL, e.g. `http://127.0.0.1:3003`: its 2026-07-28 endpoint is
+     * `${demo}/modern/mcp`, its 2025-era ones `${demo}/legacy/mcp` and `${demo}/legacy/sse`, its
+     * fault switches `${demo}/control/faults`.
+     */
+    demo: string;
   };
   /** Preferred ports that were taken. */
   fallbacks: PortFallback[];
-  /** Stops the page server, the model server and the MCP server process. Idempotent. */
+  /** Stops the page server, the model server and both MCP servers. Idempotent. */
   close(): Promise<void>;
 }
 
 /**
- * Sent with the built page (`preview` mode): no inline or eval'd script, styles from the page's
- * own origin. `connect-src` stays open because the user may point the page at any MCP server or
+ * Sent with the built page (`preview` mode): no inline script, styles from the page's own
+ * origin. `connect-src` stays open because the user may point the page at any MCP server or
  * model endpoint. The dev server cannot use it (Vite injects inline scripts for hot reload).
+ *
+ * `'unsafe-eval'` is there for one reason: the generated forms (`ElicitationForm` of
+ * `@switchboard/react` and the Tool runner) validate with `@rjsf/validator-ajv8`, and ajv
+ * compiles each schema with `new Function`. Nothing else needs it (zod's JIT is off, see
+ * src/setup-zod.ts, and the MCP client validates with an eval-free validator). It can go once
+ * the forms take an eval-free rjsf validator.
  */
 export const playgroundContentSecurityPolicy = [
   "default-src 'self'",
-  "script-src 'self'",
+  "script-src 'self' 'unsafe-eval'",
   "style-src 'self'",
   "img-src 'self' data:",
   "media-src 'self' data:",
@@ -72,10 +93,12 @@ const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 
 /**
  * Starts everything the playground page needs, all bound to 127.0.0.1:
- * `@modelcontextprotocol/server-everything` (a child process, Streamable HTTP), the scripted
- * model server (offline, no real LLM) and the page server (Vite). The page learns the two server
- * URLs through Vite `define` (`import.meta.env.VITE_SWITCHBOARD_MCP_URL` and
- * `import.meta.env.VITE_SWITCHBOARD_MODEL_BASE_URL`).
+ * `@modelcontextprotocol/server-everything` (a child process, Streamable HTTP, 2025 era), the
+ * Switchboard demo MCP server (in this process: a 2026-07-28 endpoint with MRTR elicitation and
+ * 2025-era endpoints with pushed elicitation), the scripted model server (offline, no real LLM)
+ * and the page server (Vite). The page learns the server URLs through Vite `define`
+ * (`import.meta.env.VITE_SWITCHBOARD_MCP_URL`, `VITE_SWITCHBOARD_DEMO_URL` and
+ * `VITE_SWITCHBOARD_MODEL_BASE_URL`).
  *
  * When a start fails, whatever already started is stopped before the error is rethrown.
  */
@@ -112,6 +135,13 @@ export async function startPlaygroundServers(
     closers.push(() => model.close());
     const modelBaseUrl = `${model.url}/v1`;
 
+    const demoPort = await pickPort(options.demoPort);
+    if (demoPort.taken !== undefined) {
+      fallbacks.push({ service: 'demo', wanted: demoPort.taken, used: demoPort.port });
+    }
+    const demo = await startDemoServer({ port: demoPort.port });
+    closers.push(() => demo.close());
+
     const wantedPagePort = options.playgroundPort ?? (await pickPort()).port;
     const config: InlineConfig = {
       root: appRoot,
@@ -121,6 +151,7 @@ export async function startPlaygroundServers(
       define: {
         'import.meta.env.VITE_SWITCHBOARD_MCP_URL': JSON.stringify(everything.url),
         'import.meta.env.VITE_SWITCHBOARD_MODEL_BASE_URL': JSON.stringify(modelBaseUrl),
+        'import.meta.env.VITE_SWITCHBOARD_DEMO_URL': JSON.stringify(demo.url),
       },
     };
     const pagePort =
@@ -132,7 +163,12 @@ export async function startPlaygroundServers(
     }
 
     return {
-      urls: { playground: `http://127.0.0.1:${pagePort}/`, mcp: everything.url, modelBaseUrl },
+      urls: {
+        playground: `http://127.0.0.1:${pagePort}/`,
+        mcp: everything.url,
+        modelBaseUrl,
+        demo: demo.url,
+      },
       fallbacks,
       close,
     };

@@ -1,10 +1,11 @@
 /**
- * `npm start`: runs the playground on 127.0.0.1 — the everything MCP server, the scripted model
- * server and the Vite dev server — and prints where each one runs. Ctrl-C (SIGINT) or SIGTERM
- * stops them all.
+ * `npm start`: runs the playground on 127.0.0.1 — the everything MCP server, the demo MCP server,
+ * the scripted model server and the Vite dev server — and prints where each one runs. Ctrl-C
+ * (SIGINT) or SIGTERM stops them all.
  *
- * Ports default to 5173 (page), 3001 (MCP) and 3002 (model); a taken port is replaced by a free
- * one. Override with PLAYGROUND_PORT, PLAYGROUND_MCP_PORT and PLAYGROUND_MODEL_PORT.
+ * Ports default to 5173 (page), 3001 (everything MCP server), 3002 (model) and 3003 (demo MCP
+ * server); a taken port is replaced by a free one. Override with PLAYGROUND_PORT,
+ * PLAYGROUND_MCP_PORT, PLAYGROUND_MODEL_PORT and PLAYGROUND_DEMO_PORT.
  */
 import { startPlaygroundServers, type PlaygroundServers } from './playground-servers.ts';
 
@@ -18,13 +19,19 @@ function portFromEnvironment(name: string, fallback: number): number {
   return port;
 }
 
-const serviceNames = { playground: 'page', mcp: 'MCP server', model: 'model server' } as const;
+const serviceNames = {
+  playground: 'page',
+  mcp: 'everything MCP server',
+  model: 'model server',
+  demo: 'demo MCP server',
+} as const;
 
 async function main(): Promise<void> {
   const ports = {
     playgroundPort: portFromEnvironment('PLAYGROUND_PORT', 5173),
     mcpPort: portFromEnvironment('PLAYGROUND_MCP_PORT', 3001),
     modelPort: portFromEnvironment('PLAYGROUND_MODEL_PORT', 3002),
+    demoPort: portFromEnvironment('PLAYGROUND_DEMO_PORT', 3003),
   };
   console.log('Starting the Switchboard playground…');
   // Set once the start finished; a signal during the start finds it unset.
@@ -72,10 +79,17 @@ async function main(): Promise<void> {
     '',
     `  Open this page:  ${urls.playground}`,
     '',
-    `  MCP server:      ${urls.mcp}`,
-    '                   @modelcontextprotocol/server-everything, Streamable HTTP',
+    `  MCP servers:     ${urls.mcp}`,
+    '                     @modelcontextprotocol/server-everything (2025 era, Streamable HTTP)',
+    `                   ${urls.demo}/modern/mcp`,
+    '                     Switchboard demo server, 2026-07-28 (stateless, MRTR elicitation)',
+    `                   ${urls.demo}/legacy/mcp  and  ${urls.demo}/legacy/sse`,
+    '                     the same demo tools, 2025 era (sessions, pushed elicitation) and legacy SSE',
+    `                   ${urls.demo}/control/faults`,
+    '                     fault switches, e.g. POST {"expireSessions":true}',
     `  Model server:    ${urls.modelBaseUrl}`,
-    '                   scripted model (offline, no real LLM); OpenAI Chat Completions format',
+    '                   scripted model (offline, no real LLM): OpenAI Chat Completions,',
+    '                   Responses and Anthropic Messages formats',
     '  Page server:     Vite dev server (hot reload)',
   ];
   for (const fallback of fallbacks) {
@@ -85,8 +99,9 @@ async function main(): Promise<void> {
   }
   lines.push(
     '',
-    'Try "what is 2 plus 3?" in the chat. Use Settings in the page for a real',
-    'OpenAI-compatible model. Press Ctrl-C to stop everything.',
+    'Try the suggestions in the chat ("delete notes.txt", "book a table", …), or call any tool',
+    'from the Tool runner. Settings in the page switch to OpenAI, Anthropic or any',
+    'OpenAI-compatible model with your own key. Press Ctrl-C to stop everything.',
     '',
   );
   console.log(lines.join('\n'));

@@ -1,16 +1,27 @@
 /** Where the playground's local servers run. */
 export interface PlaygroundConfig {
-  /** The everything server's MCP endpoint (Streamable HTTP). */
-  mcpUrl: string;
+  /** The everything server's MCP endpoint (Streamable HTTP, 2025 era). */
+  everythingUrl: string;
+  /**
+   * The demo MCP server's base URL, without a path: `/modern/mcp` (2026-07-28), `/legacy/mcp`
+   * (2025 era), `/legacy/sse` (legacy HTTP+SSE) and `/control/faults`.
+   */
+  demoUrl: string;
   /** The scripted model server's OpenAI-compatible base URL (ends in `/v1`). */
   modelBaseUrl: string;
 }
 
 /**
- * The URLs the dev server injected (Vite `define`, see servers/playground-servers.ts), or the
+ * The URLs the page server injected (Vite `define`, see servers/playground-servers.ts), or the
  * default ports of `npm start` when the page was built without them.
  */
 export const playgroundConfig: PlaygroundConfig = {
-  mcpUrl: import.meta.env.VITE_SWITCHBOARD_MCP_URL ?? 'http://127.0.0.1:3001/mcp',
+  everythingUrl: import.meta.env.VITE_SWITCHBOARD_MCP_URL ?? 'http://127.0.0.1:3001/mcp',
+  demoUrl: import.meta.env.VITE_SWITCHBOARD_DEMO_URL ?? 'http://127.0.0.1:3003',
   modelBaseUrl: import.meta.env.VITE_SWITCHBOARD_MODEL_BASE_URL ?? 'http://127.0.0.1:3002/v1',
 };
+
+/** The scripted model server's own URL (no `/v1`), which the Anthropic SDK wants. */
+export function modelServerUrl(config: PlaygroundConfig): string {
+  return config.modelBaseUrl.replace(/\/v1\/?$/, '');
+}

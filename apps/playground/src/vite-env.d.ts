@@ -3,6 +3,8 @@
 interface ImportMetaEnv {
   /** The MCP endpoint of the everything server, set by servers/playground-servers.ts. */
   readonly VITE_SWITCHBOARD_MCP_URL?: string;
+  /** The demo MCP server's base URL (no path), set by servers/playground-servers.ts. */
+  readonly VITE_SWITCHBOARD_DEMO_URL?: string;
   /** The scripted model's OpenAI-compatible base URL, set by servers/playground-servers.ts. */
   readonly VITE_SWITCHBOARD_MODEL_BASE_URL?: string;
 }

@@ -1,37 +1,63 @@
 /**
- * Browser page of benchmark 7: a minimal chat on `useAgent` whose model streams N words from the
- * scripted model server. Counts React commits of the chat (a layout effect without dependencies), animation frames (a rAF loop) and
- * long tasks (`PerformanceObserver`, type `longtask`) while one answer streams.
+ * Browser page of benchmark 7: a minimal chat on `useAgent` whose model streams N words. Counts
+ * React commits of the chat (a layout effect without dependencies), animation frames (a rAF
+ * loop) and long tasks (`PerformanceObserver`, type `longtask`) while one answer streams.
+ *
+ * Stream sources: `in-page` (a `Model` in the page yielding the words, 20 per task, so only the
+ * agent, the chat store and React are measured), or `provider` (`openaiChatModel` against the
+ * scripted model server, `delayMs` between deltas). `benchSdkOnly` streams the same answer
+ * through the `openai` SDK alone, without Switchboard or React, for attribution.
  */
 import { useEffect, useLayoutEffect } from 'react';
-import { createRoot } from 'react-dom/client';
 import { flushSync } from 'react-dom';
-import { Agent, type RunResult } from '@switchboard/core';
+import { createRoot } from 'react-dom/client';
+import OpenAI from 'openai';
+import { Agent, type Model, type RunResult } from '@switchboard/core';
 import { openaiChatModel } from '@switchboard/core/openai';
 import { useAgent } from '@switchboard/react';
+import { benchText } from '../../servers/bench-text.ts';
+
+/** Long tasks and frames while something ran. */
+export interface Measured {
+  /** Animation frames that elapsed. */
+  frames: number;
+  /** Durations of long tasks (> 50 ms), in ms. */
+  longTasks: number[];
+  /** Duration, in ms. */
+  ms: number;
+}
 
 /** What one streamed answer measured. */
-export interface RenderTrial {
+export interface RenderTrial extends Measured {
   /** React commits of the chat while the answer streamed. */
   commits: number;
-  /** Animation frames that elapsed meanwhile. */
-  frames: number;
-  /** Durations of long tasks (> 50 ms) meanwhile, in ms. */
-  longTasks: number[];
   /** Characters of the answer on screen at the end. */
   renderedCharacters: number;
   status: string;
-  /** Duration of the answer, in ms. */
-  ms: number;
+}
+
+/** Options of one trial. */
+export interface RenderTrialOptions {
+  source: 'in-page' | 'provider';
+  modelUrl: string;
+  words: number;
+  /** Delay between deltas of the `provider` source, in ms. */
+  delayMs: number;
 }
 
 declare global {
   interface Window {
     benchReady?: boolean;
-    benchRenderTrial?: (options: { modelUrl: string; words: number }) => Promise<RenderTrial>;
+    benchRenderTrial?: (options: RenderTrialOptions) => Promise<RenderTrial>;
+    benchSdkOnly?: (options: {
+      modelUrl: string;
+      words: number;
+      delayMs: number;
+    }) => Promise<Measured>;
   }
 }
 
+const DELTAS_PER_TASK = 20;
 let commits = 0;
 let sendMessage: ((text: string) => Promise<RunResult>) | undefined;
 
@@ -59,36 +85,66 @@ const container = document.getElementById('root') as HTMLElement;
 const root = createRoot(container);
 const agents = new Map<string, Agent>();
 
+/** The chat's `send` once it is idle (read through a call so TypeScript does not narrow it). */
+function currentSend(): ((text: string) => Promise<RunResult>) | undefined {
+  return sendMessage;
+}
+
 function nextFrame(): Promise<void> {
   return new Promise((resolve) => requestAnimationFrame(() => resolve()));
 }
 
-window.benchRenderTrial = async ({ modelUrl, words }) => {
-  const key = `${modelUrl} ${words}`;
+/** A new macrotask without timer clamping (like network chunks arriving). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+/** A model that streams `words` words from inside the page, `DELTAS_PER_TASK` per task. */
+function inPageModel(words: number): Model {
+  const pieces = benchText(words).match(/\S+\s*|\s+/g) ?? [];
+  return {
+    provider: 'bench',
+    modelId: 'in-page',
+    async *stream() {
+      for (const [index, piece] of pieces.entries()) {
+        if (index % DELTAS_PER_TASK === 0) await nextTask();
+        yield { type: 'text.delta', delta: piece };
+      }
+      yield { type: 'done' };
+    },
+  };
+}
+
+function agentFor(options: RenderTrialOptions): Agent {
+  const key = `${options.source} ${options.modelUrl} ${options.words} ${options.delayMs}`;
   let agent = agents.get(key);
   if (agent === undefined) {
     agent = new Agent({
       name: 'bench',
-      model: openaiChatModel({
-        model: `text:${words}`,
-        baseURL: `${modelUrl}/v1`,
-        apiKey: 'bench',
-        maxRetries: 0,
-      }),
+      model:
+        options.source === 'in-page'
+          ? inPageModel(options.words)
+          : openaiChatModel({
+              model: `text:${options.words}:${options.delayMs}`,
+              baseURL: `${options.modelUrl}/v1`,
+              apiKey: 'bench',
+              maxRetries: 0,
+            }),
     });
     agents.set(key, agent);
   }
-  const threadId = crypto.randomUUID();
-  sendMessage = undefined;
-  flushSync(() =>
-    root.render(
-      <Chat key={threadId} agent={agent} threadId={threadId} />,
-    ),
-  );
-  while (sendMessage === undefined) await nextFrame();
-  const send = sendMessage;
-  await nextFrame();
+  return agent;
+}
 
+/** Runs `body`, counting animation frames and long tasks until two frames after it settled. */
+async function measure<T>(body: () => Promise<T>): Promise<{ value: T; measured: Measured }> {
   const longTasks: number[] = [];
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) longTasks.push(entry.duration);
@@ -102,27 +158,63 @@ window.benchRenderTrial = async ({ modelUrl, words }) => {
     requestAnimationFrame(countFrame);
   };
   requestAnimationFrame(countFrame);
-  commits = 0;
   const start = performance.now();
-  const result = await send('Stream the text.');
-  // The last batched commit lands by the next frame at the latest.
+  const value = await body();
+  // A batched commit lands by the next frame at the latest.
   await nextFrame();
   await nextFrame();
   const ms = performance.now() - start;
   counting = false;
-  const measuredCommits = commits;
   // Long-task entries are delivered asynchronously; give the observer a moment.
   await new Promise((resolve) => setTimeout(resolve, 100));
   observer.disconnect();
+  return { value, measured: { frames, longTasks, ms } };
+}
+
+window.benchRenderTrial = async (options) => {
+  const agent = agentFor(options);
+  const threadId = crypto.randomUUID();
+  sendMessage = undefined;
+  flushSync(() => root.render(<Chat key={threadId} agent={agent} threadId={threadId} />));
+  let send = currentSend();
+  while (send === undefined) {
+    await nextFrame();
+    send = currentSend();
+  }
+  const ready = send;
+  await nextFrame();
+  const { value: result, measured } = await measure(async () => {
+    commits = 0;
+    return await ready('Stream the text.');
+  });
+  const measuredCommits = commits;
   const assistant = container.querySelector('p[data-role="assistant"]');
   return {
+    ...measured,
     commits: measuredCommits,
-    frames,
-    longTasks,
     renderedCharacters: assistant?.textContent?.length ?? 0,
     status: result.status,
-    ms,
   };
+};
+
+window.benchSdkOnly = async ({ modelUrl, words, delayMs }) => {
+  const client = new OpenAI({
+    baseURL: `${modelUrl}/v1`,
+    apiKey: 'bench',
+    maxRetries: 0,
+    dangerouslyAllowBrowser: true,
+  });
+  const { measured } = await measure(async () => {
+    const stream = await client.chat.completions.create({
+      model: `text:${words}:${delayMs}`,
+      messages: [{ role: 'user', content: 'Stream the text.' }],
+      stream: true,
+    });
+    let deltas = 0;
+    for await (const chunk of stream) if (chunk.choices[0]?.delta.content) deltas += 1;
+    return deltas;
+  });
+  return measured;
 };
 
 window.benchReady = true;

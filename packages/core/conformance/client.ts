@@ -238,7 +238,10 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     await server.close();
-    log(`done after ${Math.round(performance.now())} ms`);
+    const cpu = process.cpuUsage();
+    log(
+      `done after ${Math.round(performance.now())} ms (${Math.round((cpu.user + cpu.system) / 1000)} ms of CPU)`,
+    );
   }
 }
 

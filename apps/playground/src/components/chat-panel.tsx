@@ -1,20 +1,46 @@
-import type { UseAgentResult } from '@switchboard/react';
+import { InterruptView, type UseAgentResult } from '@switchboard/react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ChatMessageView } from './chat-message-view.tsx';
 
-const suggestions = ['what is 2 plus 3?', 'echo hello from the playground'];
+/** A phrase the scripted model understands, and the feature it shows. */
+export interface Suggestion {
+  text: string;
+  shows: string;
+}
 
-/** The conversation, the error of the last run (if any) and the message composer. */
+/**
+ * The phrases of the scripted model's default script (packages/core/src/testing/model-script.ts)
+ * and what each one shows in the playground. A real model understands them too.
+ */
+export const suggestions: readonly Suggestion[] = [
+  { text: 'what is 2 plus 3?', shows: 'a tool call (everything server)' },
+  { text: 'weather in Oslo', shows: 'structured content' },
+  { text: 'count to 5 slowly', shows: 'a live progress bar' },
+  { text: 'delete notes.txt', shows: 'an approval' },
+  { text: 'book a table', shows: 'a form (2026-07-28 server)' },
+  { text: 'ask me for my details', shows: 'a form pushed by a 2025 server' },
+  { text: 'connect my calendar', shows: 'URL consent' },
+  { text: 'find a tool for invoices', shows: 'a deferred tool via tool_search' },
+  { text: 'show me an image', shows: 'an image result' },
+];
+
+/**
+ * The conversation, the calls waiting for the human (approval, form, URL), the error of the last
+ * run (if any) and the message composer with Send and Stop.
+ */
 export function ChatPanel({
   chat,
-  toolsConnected,
+  notices,
   onNewChat,
+  className,
 }: {
   chat: UseAgentResult;
-  toolsConnected: boolean;
+  /** Why some servers' tools are not offered to the model (shown above the composer). */
+  notices: readonly string[];
   onNewChat: () => void;
+  className?: string;
 }) {
-  const { messages, status, error, send, stop } = chat;
+  const { messages, status, error, send, stop, interrupts, resolve } = chat;
   const [draft, setDraft] = useState('');
   const [sendProblem, setSendProblem] = useState<string | undefined>();
   const listEnd = useRef<HTMLDivElement>(null);
@@ -23,7 +49,7 @@ export function ChatPanel({
 
   useEffect(() => {
     listEnd.current?.scrollIntoView({ block: 'end' });
-  }, [messages]);
+  }, [messages, interrupts]);
 
   const submit = (text: string) => {
     const trimmed = text.trim();
@@ -46,15 +72,18 @@ export function ChatPanel({
   };
 
   return (
-    <section className="chat" aria-label="Chat" data-testid="chat" data-status={status}>
-      <div className="chat__toolbar">
+    <section
+      className={`chat panel ${className ?? ''}`}
+      aria-label="Chat"
+      data-testid="chat"
+      data-status={status}
+    >
+      <div className="panel__toolbar">
         <h2>Chat</h2>
-        {!toolsConnected && (
-          <span className="chat__notice">No MCP tools: the server is not connected.</span>
-        )}
         <button
           type="button"
           className="button button--secondary button--small"
+          data-testid="new-chat"
           onClick={onNewChat}
           disabled={streaming || messages.length === 0}
         >
@@ -62,19 +91,25 @@ export function ChatPanel({
         </button>
       </div>
       <div className="chat__scroll">
-        {messages.length === 0 ? (
+        {status === 'loading' ? (
+          <p className="muted">Loading the conversation…</p>
+        ) : messages.length === 0 ? (
           <div className="chat__empty">
-            <p>Ask the agent something. It can call the MCP server&apos;s tools. Try:</p>
-            <ul className="suggestions">
+            <p>
+              Ask the agent something: it calls the tools of the servers on the right. The scripted
+              model (offline) understands these; each shows a feature:
+            </p>
+            <ul className="suggestion-grid">
               {suggestions.map((suggestion) => (
-                <li key={suggestion}>
+                <li key={suggestion.text}>
                   <button
                     type="button"
-                    className="suggestion"
+                    className="suggestion suggestion--large"
                     disabled={streaming}
-                    onClick={() => submit(suggestion)}
+                    onClick={() => submit(suggestion.text)}
                   >
-                    {suggestion}
+                    <span className="suggestion__text">{suggestion.text}</span>
+                    <span className="suggestion__shows">{suggestion.shows}</span>
                   </button>
                 </li>
               ))}
@@ -92,6 +127,24 @@ export function ChatPanel({
             Thinking…
           </p>
         )}
+        {interrupts.length > 0 && (
+          <section className="interrupts" aria-label="Waiting for you" data-testid="interrupts">
+            <h3 className="interrupts__title">Waiting for you</h3>
+            {interrupts.map((interrupt) => (
+              <div
+                key={interrupt.callId}
+                className="interrupt"
+                data-testid="interrupt"
+                data-mode={interrupt.mode}
+              >
+                <InterruptView
+                  interrupt={interrupt}
+                  onResolve={(action, content) => resolve(interrupt.callId, action, content)}
+                />
+              </div>
+            ))}
+          </section>
+        )}
         <div ref={listEnd} />
       </div>
       {error !== undefined && (
@@ -104,6 +157,30 @@ export function ChatPanel({
         <div className="error-box chat__error" role="alert" data-testid="chat-send-error">
           {sendProblem}
         </div>
+      )}
+      {notices.length > 0 && (
+        <ul className="chat__notices" data-testid="chat-notices">
+          {notices.map((notice) => (
+            <li key={notice}>{notice}</li>
+          ))}
+        </ul>
+      )}
+      {messages.length > 0 && (
+        <ul className="suggestion-row" aria-label="Suggestions">
+          {suggestions.map((suggestion) => (
+            <li key={suggestion.text}>
+              <button
+                type="button"
+                className="suggestion"
+                title={`Shows ${suggestion.shows}`}
+                disabled={streaming}
+                onClick={() => submit(suggestion.text)}
+              >
+                {suggestion.text}
+              </button>
+            </li>
+          ))}
+        </ul>
       )}
       <form className="composer" onSubmit={onSubmit}>
         <textarea

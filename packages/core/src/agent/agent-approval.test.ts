@@ -1,79 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import type { Item } from '../items.ts';
-import type { Model } from '../model/model.ts';
-import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import {
-  scriptFromReplies,
-  type ChatRequestMessage,
-  type ScriptedReply,
-} from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-} from '../testing/scripted-model-server.ts';
 import { tool } from '../tools/tool.ts';
 import type { ToolAnnotations } from '../tools/tool-annotations.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import { Agent } from './agent.ts';
+import {
+  closeScriptedModelServers,
+  collect,
+  expectEveryCallAnsweredOnce,
+  ofType,
+  scripted,
+  toolMessage,
+} from './agent-test-support.ts';
 import { destructiveToolsNeedApproval } from './approval-policies.ts';
-import type { Chunk } from './chunks.ts';
-import type { RunHandle } from './run-result.ts';
 
-const servers: ScriptedModelServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function scripted(
-  replies: ScriptedReply[],
-): Promise<{ server: ScriptedModelServer; model: Model }> {
-  const server = await startScriptedModelServer({ script: scriptFromReplies(replies) });
-  servers.push(server);
-  const model = openaiChatModel({
-    baseURL: `${server.url}/v1`,
-    apiKey: 'x',
-    model: 'scripted',
-    maxRetries: 0,
-  });
-  return { server, model };
-}
-
-async function collect(handle: RunHandle): Promise<Chunk[]> {
-  const chunks: Chunk[] = [];
-  for await (const chunk of handle.chunks) chunks.push(chunk);
-  return chunks;
-}
-
-function ofType<T extends Chunk['type']>(
-  chunks: readonly Chunk[],
-  type: T,
-): Extract<Chunk, { type: T }>[] {
-  return chunks.filter((chunk): chunk is Extract<Chunk, { type: T }> => chunk.type === type);
-}
-
-/** The `tool` message answering `callId` in a recorded request. */
-function toolMessage(messages: readonly ChatRequestMessage[] | undefined, callId: string): string {
-  const found = (messages ?? []).find(
-    (message) => message.role === 'tool' && message.tool_call_id === callId,
-  );
-  expect(found, `a tool message for ${callId}`).toBeDefined();
-  return String(found?.content);
-}
-
-/** DESIGN.md §3 invariant: every function_call has exactly one function_call_output, after it. */
-function expectEveryCallAnsweredOnce(items: readonly Item[]): void {
-  items.forEach((item, index) => {
-    if (item.type !== 'function_call') return;
-    const answers = items.filter(
-      (other) => other.type === 'function_call_output' && other.callId === item.callId,
-    );
-    expect(answers, `outputs for ${item.callId}`).toHaveLength(1);
-    expect(items.indexOf(answers[0] as Item)).toBeGreaterThan(index);
-  });
-}
+afterEach(closeScriptedModelServers);
 
 /** A tool recording each call's arguments; `options` adds approval and annotations. */
 function recordingTool(

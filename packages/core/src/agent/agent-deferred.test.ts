@@ -1,41 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import type { Model } from '../model/model.ts';
-import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import {
-  scriptFromReplies,
-  type ChatRequestMessage,
-  type ScriptedReply,
-} from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-  type ScriptedRequestRecord,
+import type { ScriptedReply } from '../testing/model-script.ts';
+import type {
+  ScriptedModelServer,
+  ScriptedRequestRecord,
 } from '../testing/scripted-model-server.ts';
 import { tool } from '../tools/tool.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import { Agent } from './agent.ts';
+import { closeScriptedModelServers, scripted, toolMessage } from './agent-test-support.ts';
 
-const servers: ScriptedModelServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function scripted(
-  replies: ScriptedReply[],
-): Promise<{ server: ScriptedModelServer; model: Model }> {
-  const server = await startScriptedModelServer({ script: scriptFromReplies(replies) });
-  servers.push(server);
-  const model = openaiChatModel({
-    baseURL: `${server.url}/v1`,
-    apiKey: 'x',
-    model: 'scripted',
-    maxRetries: 0,
-  });
-  return { server, model };
-}
+afterEach(closeScriptedModelServers);
 
 /** Names of the tools offered in the n-th request. */
 function offered(server: ScriptedModelServer, index: number): string[] {
@@ -46,14 +22,6 @@ function offered(server: ScriptedModelServer, index: number): string[] {
 function systemText(request: ScriptedRequestRecord | undefined): string {
   const system = request?.messages.find((message) => message.role === 'system');
   return typeof system?.content === 'string' ? system.content : '';
-}
-
-function toolMessage(messages: readonly ChatRequestMessage[] | undefined, callId: string): string {
-  const found = (messages ?? []).find(
-    (message) => message.role === 'tool' && message.tool_call_id === callId,
-  );
-  expect(found, `a tool message for ${callId}`).toBeDefined();
-  return String(found?.content);
 }
 
 /** A tool that records its runs. */

@@ -2,40 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import type { Model } from '../model/model.ts';
-import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import {
-  scriptFromReplies,
-  type ModelScript,
-  type ScriptedReply,
-} from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-} from '../testing/scripted-model-server.ts';
 import { tool } from '../tools/tool.ts';
 import { Agent } from './agent.ts';
+import { closeScriptedModelServers, scripted } from './agent-test-support.ts';
 
-const servers: ScriptedModelServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function scripted(
-  replies: ScriptedReply[] | ModelScript,
-): Promise<{ server: ScriptedModelServer; model: Model }> {
-  const script = typeof replies === 'function' ? replies : scriptFromReplies(replies);
-  const server = await startScriptedModelServer({ script });
-  servers.push(server);
-  const model = openaiChatModel({
-    baseURL: `${server.url}/v1`,
-    apiKey: 'x',
-    model: 'scripted',
-    maxRetries: 0,
-  });
-  return { server, model };
-}
+afterEach(closeScriptedModelServers);
 
 describe('Agent with memory history', () => {
   it('sends the earlier exchange of the thread to the model on the next execute', async () => {

@@ -1,76 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import type { FunctionCallItem, Item, Usage } from '../items.ts';
-import type { Model } from '../model/model.ts';
-import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import {
-  scriptFromReplies,
-  type ChatRequestMessage,
-  type ScriptedReply,
-} from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-} from '../testing/scripted-model-server.ts';
+import type { FunctionCallItem, Usage } from '../items.ts';
 import { tool } from '../tools/tool.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import { Agent } from './agent.ts';
-import type { Chunk } from './chunks.ts';
+import {
+  closeScriptedModelServers,
+  expectEveryCallAnsweredOnce,
+  finish,
+  ofType,
+  scripted,
+  toolMessage,
+} from './agent-test-support.ts';
 import type { AgentHooks } from './hooks.ts';
-import type { RunHandle, RunResult } from './run-result.ts';
 
-const servers: ScriptedModelServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function scripted(
-  replies: ScriptedReply[],
-): Promise<{ server: ScriptedModelServer; model: Model }> {
-  const server = await startScriptedModelServer({ script: scriptFromReplies(replies) });
-  servers.push(server);
-  const model = openaiChatModel({
-    baseURL: `${server.url}/v1`,
-    apiKey: 'x',
-    model: 'scripted',
-    maxRetries: 0,
-  });
-  return { server, model };
-}
-
-async function finish(handle: RunHandle): Promise<{ chunks: Chunk[]; result: RunResult }> {
-  const chunks: Chunk[] = [];
-  for await (const chunk of handle.chunks) chunks.push(chunk);
-  return { chunks, result: await handle.result() };
-}
-
-function ofType<T extends Chunk['type']>(
-  chunks: readonly Chunk[],
-  type: T,
-): Extract<Chunk, { type: T }>[] {
-  return chunks.filter((chunk): chunk is Extract<Chunk, { type: T }> => chunk.type === type);
-}
-
-function toolMessage(messages: readonly ChatRequestMessage[] | undefined, callId: string): string {
-  const found = (messages ?? []).find(
-    (message) => message.role === 'tool' && message.tool_call_id === callId,
-  );
-  expect(found, `a tool message for ${callId}`).toBeDefined();
-  return String(found?.content);
-}
-
-function expectEveryCallAnsweredOnce(items: readonly Item[]): void {
-  items.forEach((item, index) => {
-    if (item.type !== 'function_call') return;
-    const answers = items.filter(
-      (other) => other.type === 'function_call_output' && other.callId === item.callId,
-    );
-    expect(answers, `outputs for ${item.callId}`).toHaveLength(1);
-    expect(items.indexOf(answers[0] as Item)).toBeGreaterThan(index);
-  });
-}
+afterEach(closeScriptedModelServers);
 
 function lookupTool(): { definition: Tool; runs: string[] } {
   const runs: string[] = [];

@@ -5,93 +5,34 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { HistoryStore } from '../history/history-store.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import type { Item } from '../items.ts';
-import type { Model } from '../model/model.ts';
 import { JsonlHistoryStore } from '../node/jsonl-history-store.ts';
-import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import {
-  scriptFromReplies,
-  type ChatRequestMessage,
-  type ScriptedReply,
-} from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-} from '../testing/scripted-model-server.ts';
+import type { ScriptedReply } from '../testing/model-script.ts';
 import { tool } from '../tools/tool.ts';
 import type { Tool, ToolResume } from '../tools/tool-types.ts';
 import { Agent } from './agent.ts';
+import {
+  closeScriptedModelServers,
+  deferred,
+  expectEveryCallAnsweredOnce,
+  finish,
+  ofType,
+  scripted,
+  toolMessage,
+} from './agent-test-support.ts';
 import type { Chunk } from './chunks.ts';
 import type { Interrupt } from './interrupt.ts';
-import type { RunHandle, RunResult } from './run-result.ts';
 
-const servers: ScriptedModelServer[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
+  await closeScriptedModelServers();
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
-
-async function scripted(
-  replies: ScriptedReply[],
-): Promise<{ server: ScriptedModelServer; model: Model }> {
-  const server = await startScriptedModelServer({ script: scriptFromReplies(replies) });
-  servers.push(server);
-  const model = openaiChatModel({
-    baseURL: `${server.url}/v1`,
-    apiKey: 'x',
-    model: 'scripted',
-    maxRetries: 0,
-  });
-  return { server, model };
-}
-
-/** Runs `handle` to its end: its chunks and its result. */
-async function finish(handle: RunHandle): Promise<{ chunks: Chunk[]; result: RunResult }> {
-  const chunks: Chunk[] = [];
-  for await (const chunk of handle.chunks) chunks.push(chunk);
-  return { chunks, result: await handle.result() };
-}
-
-function ofType<T extends Chunk['type']>(
-  chunks: readonly Chunk[],
-  type: T,
-): Extract<Chunk, { type: T }>[] {
-  return chunks.filter((chunk): chunk is Extract<Chunk, { type: T }> => chunk.type === type);
-}
-
-/** The `tool` message answering `callId` in a recorded request. */
-function toolMessage(messages: readonly ChatRequestMessage[] | undefined, callId: string): string {
-  const found = (messages ?? []).find(
-    (message) => message.role === 'tool' && message.tool_call_id === callId,
-  );
-  expect(found, `a tool message for ${callId}`).toBeDefined();
-  return String(found?.content);
-}
-
-/** DESIGN.md §3 invariant: every function_call has exactly one function_call_output, after it. */
-function expectEveryCallAnsweredOnce(items: readonly Item[]): void {
-  items.forEach((item, index) => {
-    if (item.type !== 'function_call') return;
-    const answers = items.filter(
-      (other) => other.type === 'function_call_output' && other.callId === item.callId,
-    );
-    expect(answers, `outputs for ${item.callId}`).toHaveLength(1);
-    expect(items.indexOf(answers[0] as Item)).toBeGreaterThan(index);
-  });
-}
 
 /** Chunks of one run id, over several handles in order, are numbered 0, 1, 2… without reuse. */
 function expectOneNumbering(chunks: readonly Chunk[]): void {
   expect(new Set(chunks.map((chunk) => chunk.runId)).size).toBe(1);
   chunks.forEach((chunk, index) => expect(chunk.sequence).toBe(index));
-}
-
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => (resolve = done));
-  return { promise, resolve };
 }
 
 /** A tool that needs approval and records its runs. */

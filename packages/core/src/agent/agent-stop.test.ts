@@ -1,61 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Item } from '../items.ts';
 import type { Model, ModelEvent } from '../model/model.ts';
-import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import { scriptFromReplies, type ScriptedReply } from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-} from '../testing/scripted-model-server.ts';
 import { tool } from '../tools/tool.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import { Agent } from './agent.ts';
+import {
+  closeScriptedModelServers,
+  collect,
+  deferred,
+  expectEveryCallAnsweredOnce,
+  scripted,
+} from './agent-test-support.ts';
 import type { Chunk } from './chunks.ts';
-import type { RunHandle } from './run-result.ts';
 
-const servers: ScriptedModelServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function scripted(
-  replies: ScriptedReply[],
-): Promise<{ server: ScriptedModelServer; model: Model }> {
-  const server = await startScriptedModelServer({ script: scriptFromReplies(replies) });
-  servers.push(server);
-  const model = openaiChatModel({
-    baseURL: `${server.url}/v1`,
-    apiKey: 'x',
-    model: 'scripted',
-    maxRetries: 0,
-  });
-  return { server, model };
-}
-
-async function collect(handle: RunHandle): Promise<Chunk[]> {
-  const chunks: Chunk[] = [];
-  for await (const chunk of handle.chunks) chunks.push(chunk);
-  return chunks;
-}
-
-function expectEveryCallAnsweredOnce(items: readonly Item[]): void {
-  items.forEach((item, index) => {
-    if (item.type !== 'function_call') return;
-    const answers = items.filter(
-      (other) => other.type === 'function_call_output' && other.callId === item.callId,
-    );
-    expect(answers, `outputs for ${item.callId}`).toHaveLength(1);
-    expect(items.indexOf(answers[0] as Item)).toBeGreaterThan(index);
-  });
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
+afterEach(closeScriptedModelServers);
 
 /**
  * A tool that runs until its `context.signal` aborts (then rejects with the reason), or gives up

@@ -1,5 +1,6 @@
-import { wrap, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
+import type { DBSchema, IDBPDatabase } from 'idb';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
+import { IndexedDbConnection, type VersionChangeTransaction } from '../internal/indexeddb.ts';
 import type { Item } from '../items.ts';
 import {
   titleFromItems,
@@ -38,13 +39,6 @@ interface HistoryDatabase extends DBSchema {
   runs: { key: string; value: RunRecord; indexes: { threadId_createdAt: [string, number] } };
 }
 
-type HistoryStoreName = StoreNames<HistoryDatabase>;
-type HistoryTransaction<Mode extends IDBTransactionMode> = IDBPTransaction<
-  HistoryDatabase,
-  HistoryStoreName[],
-  Mode
->;
-
 /**
  * A {@link HistoryStore} in IndexedDB (via `idb`), for browsers: threads survive page reloads.
  *
@@ -70,13 +64,18 @@ type HistoryTransaction<Mode extends IDBTransactionMode> = IDBPTransaction<
  * just before the abort was noticed stays committed.
  */
 export class IndexedDbHistoryStore implements HistoryStore {
-  readonly #databaseName: string;
-  readonly #factory: IDBFactory | undefined;
-  #database: Promise<IDBPDatabase<HistoryDatabase>> | undefined;
+  readonly #connection: IndexedDbConnection<HistoryDatabase>;
 
   constructor(options: IndexedDbHistoryStoreOptions = {}) {
-    this.#databaseName = options.databaseName ?? DEFAULT_DATABASE_NAME;
-    this.#factory = options.indexedDB;
+    this.#connection = new IndexedDbConnection({
+      factory: options.indexedDB,
+      databaseName: options.databaseName ?? DEFAULT_DATABASE_NAME,
+      version: DATABASE_VERSION,
+      upgrade: upgradeDatabase,
+      subject: 'history',
+      alternative: 'another HistoryStore',
+      requiresKeyRange: true,
+    });
   }
 
   /** The thread's items, oldest run first; `[]` for an unknown thread. */
@@ -86,8 +85,12 @@ export class IndexedDbHistoryStore implements HistoryStore {
 
   /** The thread's run rows ordered by `createdAt` (then `runId`); `[]` for an unknown thread. */
   async loadRuns(threadId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord[]> {
-    return await this.#transact(['runs'], 'readonly', options.signal, 'load the thread', (tx) =>
-      tx.objectStore('runs').index('threadId_createdAt').getAll(threadRange(threadId)),
+    return await this.#connection.transact(
+      ['runs'],
+      'readonly',
+      options.signal,
+      'load the thread',
+      (tx) => tx.objectStore('runs').index('threadId_createdAt').getAll(threadRange(threadId)),
     );
   }
 
@@ -101,7 +104,7 @@ export class IndexedDbHistoryStore implements HistoryStore {
    */
   async saveRun(run: RunRecord, options: { signal?: AbortSignal } = {}): Promise<void> {
     assertRunRecord(run);
-    await this.#transact(
+    await this.#connection.transact(
       ['threads', 'runs'],
       'readwrite',
       options.signal,
@@ -128,7 +131,7 @@ export class IndexedDbHistoryStore implements HistoryStore {
 
   /** Threads, most recently updated first. */
   async listThreads(options: { signal?: AbortSignal } = {}): Promise<ThreadSummary[]> {
-    const rows = await this.#transact(
+    const rows = await this.#connection.transact(
       ['threads'],
       'readonly',
       options.signal,
@@ -149,7 +152,7 @@ export class IndexedDbHistoryStore implements HistoryStore {
     title: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<void> {
-    await this.#transact(
+    await this.#connection.transact(
       ['threads'],
       'readwrite',
       options.signal,
@@ -165,7 +168,7 @@ export class IndexedDbHistoryStore implements HistoryStore {
 
   /** Removes a thread and all its runs in one transaction. Unknown ids are ignored. */
   async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    await this.#transact(
+    await this.#connection.transact(
       ['threads', 'runs'],
       'readwrite',
       options.signal,
@@ -186,120 +189,8 @@ export class IndexedDbHistoryStore implements HistoryStore {
    * open it again. Idempotent.
    */
   close(): void {
-    const database = this.#database;
-    this.#database = undefined;
-    void database?.then(
-      (connection) => connection.close(),
-      () => undefined,
-    );
+    this.#connection.close();
   }
-
-  /** Runs `body` in one transaction and resolves once the transaction has committed. */
-  async #transact<Result, Mode extends IDBTransactionMode>(
-    storeNames: HistoryStoreName[],
-    mode: Mode,
-    signal: AbortSignal | undefined,
-    what: string,
-    body: (tx: HistoryTransaction<Mode>) => Promise<Result>,
-  ): Promise<Result> {
-    throwIfAborted(signal);
-    const database = await abortable(this.#open(), signal);
-    throwIfAborted(signal);
-    let tx: HistoryTransaction<Mode>;
-    try {
-      tx = database.transaction(storeNames, mode);
-    } catch (error) {
-      throw toHistoryError(error, what, signal);
-    }
-    const done = tx.done;
-    done.catch(() => undefined);
-    const abortTransaction = () => {
-      try {
-        tx.abort();
-      } catch {
-        // Already committed or aborted.
-      }
-    };
-    signal?.addEventListener('abort', abortTransaction, { once: true });
-    try {
-      let result: Result;
-      try {
-        result = await body(tx);
-      } catch (error) {
-        // A synchronous failure (such as DataCloneError) leaves the transaction active: abort it
-        // so that nothing queued before it commits.
-        abortTransaction();
-        throw error;
-      }
-      await done;
-      throwIfAborted(signal);
-      return result;
-    } catch (error) {
-      throw toHistoryError(error, what, signal);
-    } finally {
-      signal?.removeEventListener('abort', abortTransaction);
-    }
-  }
-
-  /** The open database, opening it on first use (single flight; a failure is retried later). */
-  #open(): Promise<IDBPDatabase<HistoryDatabase>> {
-    if (this.#database === undefined) {
-      const forget = () => {
-        if (this.#database === database) this.#database = undefined;
-      };
-      const database = openHistoryDatabase(this.#factory, this.#databaseName, forget);
-      database.catch(forget);
-      this.#database = database;
-    }
-    return this.#database;
-  }
-}
-
-/** Opens (and creates or upgrades) the database; `onGone` runs when the connection closes. */
-async function openHistoryDatabase(
-  factory: IDBFactory | undefined,
-  name: string,
-  onGone: () => void,
-): Promise<IDBPDatabase<HistoryDatabase>> {
-  const indexedDB = factory ?? (globalThis.indexedDB as IDBFactory | undefined);
-  if (
-    indexedDB === undefined ||
-    typeof globalThis.IDBRequest === 'undefined' ||
-    typeof globalThis.IDBKeyRange === 'undefined'
-  ) {
-    throw new SwitchboardError(
-      'history_error',
-      'IndexedDB is not available here (under Node, import "fake-indexeddb/auto" or use another HistoryStore).',
-    );
-  }
-  let database: IDBPDatabase<HistoryDatabase>;
-  try {
-    const request = indexedDB.open(name, DATABASE_VERSION);
-    request.addEventListener('upgradeneeded', (event) => {
-      const transaction = request.transaction;
-      if (transaction === null) return;
-      upgradeDatabase(
-        wrap(request.result) as unknown as IDBPDatabase<HistoryDatabase>,
-        event.oldVersion,
-        wrap(transaction) as unknown as HistoryTransaction<'versionchange'>,
-      );
-    });
-    database = (await wrap(request)) as unknown as IDBPDatabase<HistoryDatabase>;
-  } catch (error) {
-    throw new SwitchboardError(
-      'history_error',
-      `Could not open the IndexedDB database "${name}": ${describeError(error)}`,
-      { cause: error },
-    );
-  }
-  // Another tab wants to upgrade or delete the database: step aside instead of blocking it.
-  database.addEventListener('versionchange', () => {
-    database.close();
-    onGone();
-  });
-  // The browser closed the connection (storage cleared, disk error).
-  database.addEventListener('close', onGone);
-  return database;
 }
 
 /**
@@ -309,7 +200,7 @@ async function openHistoryDatabase(
 function upgradeDatabase(
   database: IDBPDatabase<HistoryDatabase>,
   oldVersion: number,
-  _transaction: HistoryTransaction<'versionchange'>,
+  _transaction: VersionChangeTransaction<HistoryDatabase>,
 ): void {
   if (oldVersion < 1) {
     const threads = database.createObjectStore('threads', { keyPath: 'threadId' });
@@ -335,52 +226,4 @@ function assertRunRecord(run: RunRecord): void {
       `Run ${run.runId}: createdAt and updatedAt must be finite numbers (ms since the epoch).`,
     );
   }
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) {
-    throw new SwitchboardError('aborted', 'The history operation was aborted.', {
-      cause: signal.reason,
-    });
-  }
-}
-
-/** `promise`, or a rejection with `aborted` as soon as `signal` aborts. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      try {
-        throwIfAborted(signal);
-      } catch (error) {
-        reject(error);
-      }
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function toHistoryError(
-  error: unknown,
-  what: string,
-  signal: AbortSignal | undefined,
-): SwitchboardError {
-  if (error instanceof SwitchboardError) return error;
-  if (signal?.aborted) {
-    return new SwitchboardError('aborted', 'The history operation was aborted.', {
-      cause: signal.reason,
-    });
-  }
-  return new SwitchboardError('history_error', `Could not ${what}: ${describeError(error)}`, {
-    cause: error,
-  });
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error || error instanceof DOMException) {
-    return `${error.name}: ${error.message}`;
-  }
-  return String(error);
 }

@@ -81,7 +81,10 @@ export async function callMcpTool(
   let shownUrls: string[] = [];
 
   if (resume !== undefined && state?.kind === 'mrtr') {
-    const answers = { ...state.answers, [state.key]: toElicitResult(resume.resolution) };
+    const asked = (
+      state.inputRequests[state.key] as { params?: { requestedSchema?: Record<string, unknown> } }
+    )?.params?.requestedSchema;
+    const answers = { ...state.answers, [state.key]: toElicitResult(resume.resolution, asked) };
     const next = nextElicitation(state.inputRequests, answers);
     if (next !== undefined) {
       return context.interrupt(next.request, { ...state, answers, key: next.key });
@@ -107,12 +110,13 @@ export async function callMcpTool(
         // The server asked again what the user already answered before the reload.
         const { resolution } = storedAnswer;
         storedAnswer = undefined;
-        return toElicitResult(resolution);
+        return toElicitResult(resolution, request.requestedSchema);
       }
       const asked = storedAnswer === undefined ? request : { ...request, reissued: true };
       timer.pause();
       try {
-        return toElicitResult(await context.requestInput(asked, { kind: 'pushed', request }));
+        const resolution = await context.requestInput(asked, { kind: 'pushed', request });
+        return toElicitResult(resolution, request.requestedSchema);
       } finally {
         timer.resume();
       }
@@ -244,14 +248,36 @@ export function toInputRequest(params: Record<string, unknown>): InputRequest {
   return request;
 }
 
-/** The user's real answer in MCP terms: approve → accept, reject → decline, cancel → cancel. */
-export function toElicitResult(resolution: Resolution): ElicitResultLike {
+/**
+ * The user's real answer in MCP terms: approve → accept, reject → decline, cancel → cancel.
+ * Accepted form content gets the schema's `default` for every field the user left out, as the
+ * client declares `elicitation.form.applyDefaults` (spec 2025-11-25, SEP-1034).
+ */
+export function toElicitResult(
+  resolution: Resolution,
+  requestedSchema?: Record<string, unknown>,
+): ElicitResultLike {
   if (resolution.action === 'approve') {
-    return resolution.content === undefined
-      ? { action: 'accept' }
-      : { action: 'accept', content: resolution.content };
+    const content = withDefaults(resolution.content, requestedSchema);
+    return content === undefined ? { action: 'accept' } : { action: 'accept', content };
   }
   return { action: resolution.action === 'reject' ? 'decline' : 'cancel' };
+}
+
+function withDefaults(
+  content: Record<string, unknown> | undefined,
+  schema: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  const properties = schema?.properties;
+  if (typeof properties !== 'object' || properties === null) return content;
+  const filled: Record<string, unknown> = { ...content };
+  for (const [name, property] of Object.entries(
+    properties as Record<string, { default?: unknown }>,
+  )) {
+    if (filled[name] === undefined && property?.default !== undefined)
+      filled[name] = property.default;
+  }
+  return content === undefined && Object.keys(filled).length === 0 ? undefined : filled;
 }
 
 function sameRequest(a: InputRequest, b: InputRequest): boolean {

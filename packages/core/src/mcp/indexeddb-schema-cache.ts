@@ -1,5 +1,6 @@
-import { wrap, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb';
+import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
+import { IndexedDbConnection } from '../internal/indexeddb.ts';
 import {
   isSchemaCacheEntry,
   pickSchemaCacheEntry,
@@ -31,12 +32,6 @@ interface SchemaCacheDatabase extends DBSchema {
   entries: { key: string; value: SchemaCacheEntry };
 }
 
-type EntriesTransaction<Mode extends IDBTransactionMode> = IDBPTransaction<
-  SchemaCacheDatabase,
-  ['entries'],
-  Mode
->;
-
 /**
  * A {@link SchemaCache} in IndexedDB (via `idb`): tool listings survive page reloads, so a
  * returning page can offer a server's tools before (or without) reconnecting.
@@ -53,14 +48,19 @@ type EntriesTransaction<Mode extends IDBTransactionMode> = IDBPTransaction<
  * when its `signal` aborts.
  */
 export class IndexedDbSchemaCache implements SchemaCache {
-  readonly #databaseName: string;
-  readonly #factory: IDBFactory | undefined;
+  readonly #connection: IndexedDbConnection<SchemaCacheDatabase>;
   readonly #now: () => number;
-  #database: Promise<IDBPDatabase<SchemaCacheDatabase>> | undefined;
 
   constructor(options: IndexedDbSchemaCacheOptions = {}) {
-    this.#databaseName = options.databaseName ?? DEFAULT_DATABASE_NAME;
-    this.#factory = options.indexedDB;
+    this.#connection = new IndexedDbConnection({
+      factory: options.indexedDB,
+      databaseName: options.databaseName ?? DEFAULT_DATABASE_NAME,
+      version: DATABASE_VERSION,
+      upgrade: upgradeDatabase,
+      subject: 'schema cache',
+      alternative: 'MemorySchemaCache',
+      requiresKeyRange: false,
+    });
     this.#now = options.now ?? Date.now;
   }
 
@@ -122,107 +122,18 @@ export class IndexedDbSchemaCache implements SchemaCache {
 
   /** Closes the database connection; later calls open it again. Idempotent. */
   close(): void {
-    const database = this.#database;
-    this.#database = undefined;
-    void database?.then(
-      (connection) => connection.close(),
-      () => undefined,
-    );
+    this.#connection.close();
   }
 
   /** Runs `body` in one transaction on `entries` and resolves once it has committed. */
-  async #transact<Result, Mode extends IDBTransactionMode>(
+  #transact<Result, Mode extends IDBTransactionMode>(
     mode: Mode,
     signal: AbortSignal | undefined,
     what: string,
-    body: (tx: EntriesTransaction<Mode>) => Promise<Result>,
+    body: (tx: IDBPTransaction<SchemaCacheDatabase, readonly ['entries'], Mode>) => Promise<Result>,
   ): Promise<Result> {
-    throwIfAborted(signal);
-    const database = await abortable(this.#open(), signal);
-    throwIfAborted(signal);
-    let tx: EntriesTransaction<Mode>;
-    try {
-      tx = database.transaction(['entries'], mode);
-    } catch (error) {
-      throw toCacheError(error, what, signal);
-    }
-    const done = tx.done;
-    done.catch(() => undefined);
-    const abortTransaction = () => {
-      try {
-        tx.abort();
-      } catch {
-        // Already committed or aborted.
-      }
-    };
-    signal?.addEventListener('abort', abortTransaction, { once: true });
-    try {
-      let result: Result;
-      try {
-        result = await body(tx);
-      } catch (error) {
-        abortTransaction();
-        throw error;
-      }
-      await done;
-      throwIfAborted(signal);
-      return result;
-    } catch (error) {
-      throw toCacheError(error, what, signal);
-    } finally {
-      signal?.removeEventListener('abort', abortTransaction);
-    }
+    return this.#connection.transact(['entries'], mode, signal, what, body);
   }
-
-  /** The open database, opening it on first use (single flight; a failure is retried later). */
-  #open(): Promise<IDBPDatabase<SchemaCacheDatabase>> {
-    if (this.#database === undefined) {
-      const forget = () => {
-        if (this.#database === database) this.#database = undefined;
-      };
-      const database = openSchemaCacheDatabase(this.#factory, this.#databaseName, forget);
-      database.catch(forget);
-      this.#database = database;
-    }
-    return this.#database;
-  }
-}
-
-async function openSchemaCacheDatabase(
-  factory: IDBFactory | undefined,
-  name: string,
-  onGone: () => void,
-): Promise<IDBPDatabase<SchemaCacheDatabase>> {
-  const indexedDB = factory ?? (globalThis.indexedDB as IDBFactory | undefined);
-  if (indexedDB === undefined || typeof globalThis.IDBRequest === 'undefined') {
-    throw new SwitchboardError(
-      'history_error',
-      'IndexedDB is not available here (under Node, import "fake-indexeddb/auto" or use MemorySchemaCache).',
-    );
-  }
-  let database: IDBPDatabase<SchemaCacheDatabase>;
-  try {
-    const request = indexedDB.open(name, DATABASE_VERSION);
-    request.addEventListener('upgradeneeded', (event) => {
-      upgradeDatabase(
-        wrap(request.result) as unknown as IDBPDatabase<SchemaCacheDatabase>,
-        event.oldVersion,
-      );
-    });
-    database = (await wrap(request)) as unknown as IDBPDatabase<SchemaCacheDatabase>;
-  } catch (error) {
-    throw new SwitchboardError(
-      'history_error',
-      `Could not open the IndexedDB database "${name}": ${describeError(error)}`,
-      { cause: error },
-    );
-  }
-  database.addEventListener('versionchange', () => {
-    database.close();
-    onGone();
-  });
-  database.addEventListener('close', onGone);
-  return database;
 }
 
 /** Creates or migrates the schema from `oldVersion`, one step per version. */
@@ -231,52 +142,4 @@ function upgradeDatabase(database: IDBPDatabase<SchemaCacheDatabase>, oldVersion
     database.createObjectStore('entries');
   }
   // Version 2: `if (oldVersion < 2) { … }`. Cached listings may simply be dropped and refetched.
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) {
-    throw new SwitchboardError('aborted', 'The schema cache operation was aborted.', {
-      cause: signal.reason,
-    });
-  }
-}
-
-/** `promise`, or a rejection with `aborted` as soon as `signal` aborts. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      try {
-        throwIfAborted(signal);
-      } catch (error) {
-        reject(error);
-      }
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function toCacheError(
-  error: unknown,
-  what: string,
-  signal: AbortSignal | undefined,
-): SwitchboardError {
-  if (error instanceof SwitchboardError) return error;
-  if (signal?.aborted) {
-    return new SwitchboardError('aborted', 'The schema cache operation was aborted.', {
-      cause: signal.reason,
-    });
-  }
-  return new SwitchboardError('history_error', `Could not ${what}: ${describeError(error)}`, {
-    cause: error,
-  });
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error || error instanceof DOMException) {
-    return `${error.name}: ${error.message}`;
-  }
-  return String(error);
 }

@@ -391,3 +391,30 @@ describe('URL elicitation required (-32042) against server-everything', () => {
     });
   });
 });
+
+describe('McpServer.callTool outside an agent (tool runner)', () => {
+  it.each([
+    ['MRTR (2026-07-28)', () => demo.modernUrl],
+    ['pushed (2025 era)', () => demo.legacyUrl],
+  ])('answers elicitation through onInput and fills schema defaults: %s', async (_era, url) => {
+    const asked: string[] = [];
+    const output = await server(url()).callTool(
+      'book_table',
+      {},
+      {
+        onInput: async (request) => {
+          asked.push(request.mode);
+          // partySize and seating are left out: their schema defaults (2, indoor) are sent.
+          return { action: 'approve', content: { name: 'Ada', date: '2026-12-24', confirm: true } };
+        },
+      },
+    );
+    expect(asked).toEqual(['form']);
+    expect(output.text).toBe(booked);
+  });
+
+  it('declines when no onInput is given', async () => {
+    const output = await server(demo.modernUrl).callTool('book_table', {});
+    expect(output.text).toBe('The user declined the booking; nothing was booked.');
+  });
+});

@@ -7,7 +7,14 @@ import type {
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ToolOutput } from '../items.ts';
 import type { ToolAnnotations } from '../tools/tool-annotations.ts';
-import type { Tool, ToolContext, ToolInterruptResult } from '../tools/tool-types.ts';
+import type { Resolution } from '../agent/interrupt.ts';
+import type {
+  InputRequest,
+  Tool,
+  ToolContext,
+  ToolInterruptResult,
+  ToolResume,
+} from '../tools/tool-types.ts';
 import { callMcpTool, toInputRequest, type ActiveCall } from './call-mcp-tool.ts';
 import { ElicitationRouter } from './elicitation-router.ts';
 import { listAllTools } from './list-all-tools.ts';
@@ -96,6 +103,8 @@ export interface McpToolDescriptor extends Tool {
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
 const DEFAULT_CACHE_TTL_MS = 300_000;
+/** Questions one direct `callTool` answers before it gives up on a server that keeps asking. */
+const MAX_INPUT_ROUNDS = 10;
 
 /**
  * One remote MCP server as a toolset for an {@link Agent} (DESIGN.md §3), on
@@ -207,8 +216,10 @@ export class McpServer {
   }
 
   /**
-   * Calls a tool by the server's own name, outside an agent run (a "tool runner"). Elicitation
-   * is answered by `onInput` (default: decline). Tool errors come back as error outputs.
+   * Calls a tool by the server's own name, outside an agent run (a "tool runner"). When the
+   * server asks the human (pushed `elicitation/create`, MRTR `input_required` or -32042), `onInput`
+   * answers (default: decline), and the call goes on with that answer. Tool errors come back as
+   * error outputs; connection failures throw a `SwitchboardError`.
    */
   async callTool(
     name: string,
@@ -217,42 +228,52 @@ export class McpServer {
       signal?: AbortSignal;
       runContext?: unknown;
       onProgress?: ToolContext['reportProgress'];
-      onInput?: ToolContext['requestInput'];
+      onInput?: (
+        request: InputRequest,
+      ) => Promise<Omit<Resolution, 'callId'> & { callId?: string }>;
     } = {},
   ): Promise<ToolOutput> {
-    const controller = new AbortController();
-    const signal = options.signal ?? controller.signal;
+    const signal = options.signal ?? new AbortController().signal;
+    const callId = `direct-${crypto.randomUUID()}`;
+    const ask = async (request: InputRequest): Promise<Resolution> => {
+      const answer =
+        options.onInput === undefined
+          ? { action: 'reject' as const }
+          : await options.onInput(request);
+      return { ...answer, callId };
+    };
     const listed = (this.#snapshot.tools ?? []).find((tool) => tool.originalName === name);
-    const result = await callMcpTool(
-      this.#callScope(),
-      {
-        name,
-        ...(listed?.outputSchema === undefined ? {} : { outputSchema: listed.outputSchema }),
-      },
-      args,
-      {
-        signal,
-        callId: `direct-${crypto.randomUUID()}`,
-        threadId: '',
-        runId: '',
-        runContext: options.runContext,
-        reportProgress: options.onProgress ?? (() => undefined),
-        requestInput: options.onInput ?? (async () => ({ callId: '', action: 'reject' })),
-        interrupt: (request, resumeState) => ({
-          kind: 'switchboard.interrupt',
-          request,
-          resumeState,
-        }),
-      },
-    );
-    if ('kind' in result) {
-      return {
-        text: 'The server asked for input; answer it through an agent run (or pass onInput).',
-        isError: true,
-        error: { code: 'input_required', message: 'The server asked for input.' },
-      };
+    let resume: ToolResume | undefined;
+    // Each round answers one question; a server that keeps asking is stopped after a bound.
+    for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
+      const result = await callMcpTool(
+        this.#callScope(),
+        {
+          name,
+          ...(listed?.outputSchema === undefined ? {} : { outputSchema: listed.outputSchema }),
+        },
+        args,
+        {
+          signal,
+          callId,
+          threadId: '',
+          runId: '',
+          runContext: options.runContext,
+          ...(resume === undefined ? {} : { resume }),
+          reportProgress: options.onProgress ?? (() => undefined),
+          requestInput: (request) => ask(request),
+          interrupt: (request, resumeState) => ({
+            kind: 'switchboard.interrupt',
+            request,
+            resumeState,
+          }),
+        },
+      );
+      if (!('kind' in result)) return result;
+      resume = { resolution: await ask(result.request), resumeState: result.resumeState };
     }
-    return result;
+    const message = `${this.#where} kept asking for input (${MAX_INPUT_ROUNDS} rounds); the call was stopped.`;
+    return { text: message, isError: true, error: { code: 'input_rounds_exceeded', message } };
   }
 
   /** Ends every session (HTTP DELETE, best effort) or the child process. Idempotent. */

@@ -34,7 +34,7 @@ describe('defaultModelScript: playground phrases', () => {
     ['please remove the file "old/report.pdf".', 'demo_delete_file', { path: 'old/report.pdf' }],
     ['read notes.txt', 'demo_read_file', { path: 'notes.txt' }],
     ['book a table', 'demo_book_table', {}],
-    ["Reserve a table at Chez Anna, please", 'demo_book_table', { restaurant: 'Chez Anna' }],
+    ['Reserve a table at Chez Anna, please', 'demo_book_table', { restaurant: 'Chez Anna' }],
     ['connect my calendar', 'demo_connect_account', { service: 'calendar' }],
     ['Connect my GitHub account.', 'demo_connect_account', { service: 'GitHub' }],
     ['count to 5 slowly', 'demo_slow_count', { count: 5, delayMs: 400 }],
@@ -54,7 +54,9 @@ describe('defaultModelScript: playground phrases', () => {
   });
 
   it('falls back between the two progress tools', async () => {
-    expect(await defaultModelScript(ask('count to 3', tools('trigger-long-running-operation')))).toEqual({
+    expect(
+      await defaultModelScript(ask('count to 3', tools('trigger-long-running-operation'))),
+    ).toEqual({
       toolCalls: [{ name: 'trigger-long-running-operation', arguments: { duration: 2, steps: 3 } }],
     });
     expect(await defaultModelScript(ask('a long-running task', tools('x_slow_count')))).toEqual({
@@ -75,9 +77,9 @@ describe('defaultModelScript: playground phrases', () => {
   });
 
   it('searches when asked to find a tool, even for words another rule knows', async () => {
-    expect(await defaultModelScript(ask('find a tool to delete files', playgroundTools))).toEqual(
-      { toolCalls: [{ name: 'tool_search', arguments: { query: 'delete files' } }] },
-    );
+    expect(await defaultModelScript(ask('find a tool to delete files', playgroundTools))).toEqual({
+      toolCalls: [{ name: 'tool_search', arguments: { query: 'delete files' } }],
+    });
   });
 
   it('answers with text when the matching tool is not offered', async () => {
@@ -114,7 +116,11 @@ describe('defaultModelScript: after tool results', () => {
   it('calls the first found tool after tool_search, with {} when nothing is required', async () => {
     const reply = await defaultModelScript({
       model: 'scripted',
-      messages: [{ role: 'user', content: 'find a tool for invoices' }, searchCall, searchResult(found)],
+      messages: [
+        { role: 'user', content: 'find a tool for invoices' },
+        searchCall,
+        searchResult(found),
+      ],
       tools: [
         ...tools('tool_search', 'demo_tool_016'),
         {
@@ -135,7 +141,11 @@ describe('defaultModelScript: after tool results', () => {
   it('skips found tools that are not offered, and fills required arguments', async () => {
     const reply = await defaultModelScript({
       model: 'scripted',
-      messages: [{ role: 'user', content: 'find a tool for invoices' }, searchCall, searchResult(found)],
+      messages: [
+        { role: 'user', content: 'find a tool for invoices' },
+        searchCall,
+        searchResult(found),
+      ],
       tools: [
         ...tools('tool_search'),
         {
@@ -172,7 +182,11 @@ describe('defaultModelScript: after tool results', () => {
         {
           role: 'assistant',
           tool_calls: [
-            { id: 'call_2', type: 'function', function: { name: 'demo_tool_000', arguments: '{}' } },
+            {
+              id: 'call_2',
+              type: 'function',
+              function: { name: 'demo_tool_000', arguments: '{}' },
+            },
           ],
         },
         { role: 'tool', tool_call_id: 'call_2', content: '3 item(s)' },
@@ -229,7 +243,15 @@ describe('sensibleArguments', () => {
         },
         '',
       ),
-    ).toEqual({ mode: 'fast', fixed: 7, flag: false, list: [], nested: {}, size: 1, untyped: 'example' });
+    ).toEqual({
+      mode: 'fast',
+      fixed: 7,
+      flag: false,
+      list: [],
+      nested: {},
+      size: 1,
+      untyped: 'example',
+    });
     expect(sensibleArguments(undefined)).toEqual({});
   });
 });

@@ -366,7 +366,8 @@ function plausibleValue(property: Record<string, unknown>, keywords: string): un
 const FIND_TOOL_PATTERN =
   /\b(?:find|search(?:\s+for)?|look\s+for|load)\s+(?:me\s+)?(?:an?\s+|the\s+|some\s+)?tools?\b(?:\s+(?:for|to|that|which|about|on))?\s*([\s\S]*)$/i;
 const DELETE_PATTERN = /\b(?:delete|remove)\s+(?:the\s+)?(?:file\s+)?["'`]?([\w./-]+)["'`]?/i;
-const READ_PATTERN = /\b(?:read|open|show)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?["'`]?([\w/-]+\.\w+)["'`]?/i;
+const READ_PATTERN =
+  /\b(?:read|open|show)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?["'`]?([\w/-]+\.\w+)["'`]?/i;
 const BOOK_PATTERN = /\b(?:book|reserve)\b[\s\S]*\btable\b/i;
 const RESTAURANT_PATTERN = /\btable\s+at\s+([^,.!?]+?)\s*(?:[,.!?]|$)/i;
 const CONNECT_PATTERN =

@@ -1,0 +1,187 @@
+import {
+  mcpServer,
+  type McpServer,
+  type McpServerSnapshot,
+  type SchemaCache,
+} from '@switchboard/core';
+import { saveServers, type ServerConfig } from './server-config.ts';
+import { createServerFetch, TrafficLog } from './traffic-log.ts';
+
+/** One server of the registry: its config, its live `McpServer` and its state. */
+export interface ServerEntry {
+  config: ServerConfig;
+  server: McpServer;
+  /** `server.getSnapshot()` as of the last change. */
+  state: McpServerSnapshot;
+  traffic: TrafficLog;
+}
+
+/** What the registry holds; a new object (and array) on every change. */
+export interface ServerRegistrySnapshot {
+  entries: readonly ServerEntry[];
+  /** Why the last change could not be stored in this browser, if it could not. */
+  storageProblem?: string;
+}
+
+/**
+ * The playground's MCP servers as a store (`subscribe` / `getSnapshot`): one `McpServer` per
+ * config, re-emitting each server's snapshot changes. Config changes are saved to localStorage.
+ * Options of an `McpServer` are fixed at creation, so changing one (a tool's deferred or
+ * needs-approval toggle) closes the server and creates a new one; its tools come back from the
+ * schema cache at once.
+ */
+export class ServerRegistry {
+  readonly #schemaCache: SchemaCache;
+  #snapshot: ServerRegistrySnapshot = { entries: [] };
+  readonly #listeners = new Set<() => void>();
+  readonly #unsubscribe = new Map<McpServer, () => void>();
+  #disposed = false;
+
+  constructor(configs: readonly ServerConfig[], schemaCache: SchemaCache) {
+    this.#schemaCache = schemaCache;
+    this.#snapshot = { entries: configs.map((config) => this.#create(config)) };
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): ServerRegistrySnapshot => this.#snapshot;
+
+  /** Lists the tools of every server (from the cache when fresh) and connects it. */
+  start(): void {
+    for (const entry of this.#snapshot.entries) this.#open(entry.server);
+  }
+
+  /** Adds a server at the end and connects it. */
+  add(config: ServerConfig): void {
+    const entry = this.#create(config);
+    this.#commit([...this.#snapshot.entries, entry]);
+    this.#open(entry.server);
+  }
+
+  /** Removes a server and ends its session. */
+  remove(id: string): void {
+    const entry = this.#find(id);
+    if (entry === undefined) return;
+    this.#commit(this.#snapshot.entries.filter((candidate) => candidate.config.id !== id));
+    this.#dispose(entry.server);
+  }
+
+  /** Changes a server's config: a new `McpServer` replaces the old one (closed). */
+  update(id: string, change: (config: ServerConfig) => ServerConfig): void {
+    const entry = this.#find(id);
+    if (entry === undefined) return;
+    const replacement = this.#create(change(entry.config), entry.traffic);
+    this.#commit(
+      this.#snapshot.entries.map((candidate) =>
+        candidate.config.id === id ? replacement : candidate,
+      ),
+    );
+    this.#dispose(entry.server);
+    this.#open(replacement.server);
+  }
+
+  /** Forgets the cached listing and lists the tools again from the server. */
+  async refresh(id: string): Promise<void> {
+    const server = this.#find(id)?.server;
+    if (server === undefined) return;
+    try {
+      await server.invalidate();
+      await server.listTools();
+    } catch {
+      // The failure is in the server's snapshot (status 'error').
+    }
+  }
+
+  /** Connects again after a failure (a new session), then lists the tools. */
+  async reconnect(id: string): Promise<void> {
+    const server = this.#find(id)?.server;
+    if (server === undefined) return;
+    try {
+      await server.connect();
+      await server.listTools();
+    } catch {
+      // In the snapshot.
+    }
+  }
+
+  /** Closes every server (on page unload or unmount). */
+  dispose(): void {
+    this.#disposed = true;
+    for (const entry of this.#snapshot.entries) this.#dispose(entry.server);
+  }
+
+  #find(id: string): ServerEntry | undefined {
+    return this.#snapshot.entries.find((entry) => entry.config.id === id);
+  }
+
+  #create(config: ServerConfig, traffic = new TrafficLog()): ServerEntry {
+    const headers = Object.fromEntries(
+      config.headers
+        .filter((header) => header.name.trim() !== '')
+        .map((header) => [header.name.trim(), header.value]),
+    );
+    const server = mcpServer({
+      url: config.url,
+      name: config.name,
+      transport: config.transport,
+      ...(Object.keys(headers).length === 0 ? {} : { headers }),
+      ...(config.toolPrefix === '' ? {} : { toolPrefix: config.toolPrefix }),
+      deferredTools: config.deferredTools,
+      approvalRequiredTools: config.approvalTools,
+      schemaCache: this.#schemaCache,
+      fetch: createServerFetch({ log: traffic, known2025: config.protocol === '2025' }),
+    });
+    const entry: ServerEntry = { config, server, state: server.getSnapshot(), traffic };
+    this.#unsubscribe.set(
+      server,
+      server.subscribe(() => this.#onServerChange(server)),
+    );
+    return entry;
+  }
+
+  /** Lists the tools (from the cache when fresh), then connects so the status is real. */
+  #open(server: McpServer): void {
+    void (async () => {
+      try {
+        await server.listTools();
+        if (server.getSnapshot().status === 'cached' && !this.#disposed) await server.connect();
+      } catch {
+        // In the snapshot.
+      }
+    })();
+  }
+
+  #dispose(server: McpServer): void {
+    this.#unsubscribe.get(server)?.();
+    this.#unsubscribe.delete(server);
+    void server.close();
+  }
+
+  #onServerChange(server: McpServer): void {
+    const entries = this.#snapshot.entries;
+    const index = entries.findIndex((entry) => entry.server === server);
+    const entry = entries[index];
+    if (entry === undefined) return;
+    const next = [...entries];
+    next[index] = { ...entry, state: server.getSnapshot() };
+    this.#set({ ...this.#snapshot, entries: next });
+  }
+
+  #commit(entries: readonly ServerEntry[]): void {
+    let storageProblem: string | undefined;
+    try {
+      saveServers(entries.map((entry) => entry.config));
+    } catch (error) {
+      storageProblem = `The server list could not be saved in this browser: ${String(error)}`;
+    }
+    this.#set(storageProblem === undefined ? { entries } : { entries, storageProblem });
+  }
+
+  #set(snapshot: ServerRegistrySnapshot): void {
+    this.#snapshot = snapshot;
+    for (const listener of this.#listeners) listener();
+  }
+}

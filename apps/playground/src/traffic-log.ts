@@ -1,0 +1,144 @@
+/** One HTTP exchange between the page and an MCP server. Never holds header values or bodies. */
+export interface TrafficEntry {
+  id: number;
+  /** Milliseconds since the epoch, when the request was sent. */
+  at: number;
+  /** `POST`, `GET`, `DELETE`. */
+  method: string;
+  /** The JSON-RPC method of a POST (`initialize`, `tools/call`, …), when it has one. */
+  rpcMethod?: string;
+  /** The tool of a `tools/call`. */
+  toolName?: string;
+  /** HTTP status; absent while waiting and when the request failed before a response. */
+  status?: number;
+  /** Until the response headers arrived, in ms. */
+  durationMs?: number;
+  /** Why there is no status (`network error`), or what the playground did about it. */
+  note?: string;
+}
+
+const maxEntries = 60;
+
+/**
+ * The recent HTTP traffic of one MCP server, newest last, as a store (`subscribe` /
+ * `getSnapshot`). Shown in the Servers panel so that server developers see what the client
+ * sends: the era probe, `initialize`, the GET stream, calls, a 404 for an expired session and
+ * the retry on a new session.
+ */
+export class TrafficLog {
+  #entries: readonly TrafficEntry[] = [];
+  #nextId = 1;
+  readonly #listeners = new Set<() => void>();
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): readonly TrafficEntry[] => this.#entries;
+
+  /** Records a request; returns a function that completes its entry. */
+  start(entry: Omit<TrafficEntry, 'id' | 'at'>): (result: Partial<TrafficEntry>) => void {
+    const id = this.#nextId;
+    this.#nextId += 1;
+    const at = Date.now();
+    this.#set([...this.#entries, { ...entry, id, at }].slice(-maxEntries));
+    return (result) => {
+      this.#set(
+        this.#entries.map((existing) =>
+          existing.id === id ? { ...existing, ...result, durationMs: Date.now() - at } : existing,
+        ),
+      );
+    };
+  }
+
+  #set(entries: readonly TrafficEntry[]): void {
+    this.#entries = entries;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+/** Options of {@link createServerFetch}. */
+export interface ServerFetchOptions {
+  /** Where to record the traffic. */
+  log: TrafficLog;
+  /**
+   * The server is known to be 2025-era: answer the client's `server/discover` probe in the page
+   * with JSON-RPC "method not found" (what the SDK reads as "not a 2026-07-28 server"), so the
+   * probe never reaches the server and no HTTP 400 lands in the browser console.
+   */
+  known2025: boolean;
+  /** The fetch that reaches the network. Default: the global one at call time. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * The `fetch` the playground gives each `McpServer` (`mcpServer({ fetch })`): records every
+ * request in the server's {@link TrafficLog} and, for servers known to be 2025-era, answers the
+ * version probe locally (see {@link ServerFetchOptions.known2025}).
+ */
+export function createServerFetch(options: ServerFetchOptions): typeof fetch {
+  const { log, known2025 } = options;
+  return async (input, init) => {
+    const method = (
+      init?.method ?? (input instanceof Request ? input.method : 'GET')
+    ).toUpperCase();
+    const rpc = method === 'POST' ? describeRpc(init?.body) : {};
+    if (known2025 && rpc.rpcMethod === 'server/discover' && rpc.id !== undefined) {
+      const done = log.start({ method, rpcMethod: rpc.rpcMethod });
+      done({ note: 'answered in the page: known 2025-era server, no probe sent' });
+      return new Response(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: rpc.id,
+          error: { code: -32601, message: 'Method not found' },
+        }),
+        { status: 200, headers: { 'content-type': 'application/json' } },
+      );
+    }
+    const done = log.start({
+      method,
+      ...(rpc.rpcMethod === undefined ? {} : { rpcMethod: rpc.rpcMethod }),
+      ...(rpc.toolName === undefined ? {} : { toolName: rpc.toolName }),
+    });
+    try {
+      const response = await (options.fetch ?? globalThis.fetch)(input, init);
+      const sessionExpired =
+        response.status === 404 && new Headers(init?.headers).has('mcp-session-id');
+      done({
+        status: response.status,
+        ...(sessionExpired ? { note: 'session expired: the client opens a new one' } : {}),
+      });
+      return response;
+    } catch (error) {
+      const aborted = error instanceof DOMException && error.name === 'AbortError';
+      done({ note: aborted ? 'aborted' : 'network error: no response' });
+      throw error;
+    }
+  };
+}
+
+interface RpcSummary {
+  rpcMethod?: string;
+  id?: string | number;
+  toolName?: string;
+}
+
+/** Method, id and tool name of the JSON-RPC message in a POST body (a JSON string). */
+function describeRpc(body: unknown): RpcSummary {
+  if (typeof body !== 'string') return {};
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return {};
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return {};
+  const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+  const name = (params as { name?: unknown } | undefined)?.name;
+  return {
+    ...(typeof method === 'string' ? { rpcMethod: method } : {}),
+    ...(typeof id === 'string' || typeof id === 'number' ? { id } : {}),
+    ...(method === 'tools/call' && typeof name === 'string' ? { toolName: name } : {}),
+  };
+}
