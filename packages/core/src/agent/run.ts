@@ -151,6 +151,7 @@ class Run {
       if (this.#setup.resolutions !== undefined && !this.#claimed) {
         return await this.#refuseResume(asRunError(error));
       }
+      if (this.#signal.aborted) return await this.#finish('cancelled');
       return await this.#finish('failed', asRunError(error));
     }
     try {

@@ -15,12 +15,6 @@ export interface HistoryStoreHarness {
   dispose?: () => Promise<void> | void;
 }
 
-/** Options of {@link describeHistoryStore}. */
-export interface HistoryStoreContractOptions {
-  /** Whether the store honours `signal` (rejects with `aborted`). Default true. */
-  honoursSignal?: boolean;
-}
-
 /** A user message item. */
 export function userMessage(content: string): Item {
   return { type: 'message', role: 'user', content };
@@ -105,7 +99,6 @@ async function expectAborted(promise: Promise<unknown>): Promise<void> {
 export function describeHistoryStore(
   name: string,
   makeStore: () => HistoryStoreHarness | Promise<HistoryStoreHarness>,
-  options: HistoryStoreContractOptions = {},
 ): void {
   describe(`${name} (HistoryStore contract)`, () => {
     let harness: HistoryStoreHarness;
@@ -336,8 +329,7 @@ export function describeHistoryStore(
       expect((await reloaded.listThreads())[0]?.threadId).toBe('t1');
     });
 
-    it('rejects every call with `aborted` when the signal is already aborted', async (context) => {
-      if (options.honoursSignal === false) return context.skip();
+    it('rejects every call with `aborted` when the signal is already aborted', async () => {
       await store.saveRun(makeRun('t1', 'r1', 1_000, [userMessage('Hello')]));
       const controller = new AbortController();
       controller.abort(new Error('user left'));
@@ -357,8 +349,7 @@ export function describeHistoryStore(
       expect((await store.listThreads())[0]?.title).toBe('Hello');
     });
 
-    it('writes nothing when the signal aborts while a save is in flight', async (context) => {
-      if (options.honoursSignal === false) return context.skip();
+    it('writes nothing when the signal aborts while a save is in flight', async () => {
       const controller = new AbortController();
       const saving = store.saveRun(makeRun('t1', 'r1', 1_000, [userMessage('Hello')]), {
         signal: controller.signal,

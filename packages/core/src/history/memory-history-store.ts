@@ -1,3 +1,4 @@
+import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item } from '../items.ts';
 import {
   titleFromItems,
@@ -9,23 +10,26 @@ import {
 /**
  * A {@link HistoryStore} in memory: the default, lost when the page or process goes away.
  * Records are copied in and out (`structuredClone`), so callers can never mutate stored state.
+ *
+ * Every method settles asynchronously, as a real store's would, and rejects with
+ * `SwitchboardError` `aborted` (the signal's reason as `cause`) when its `signal` has aborted by
+ * then; an aborted call reads and writes nothing.
  */
 export class MemoryHistoryStore implements HistoryStore {
   readonly #threads = new Map<string, { summary: ThreadSummary; runs: Map<string, RunRecord> }>();
 
-  async loadItems(threadId: string): Promise<Item[]> {
-    return (await this.loadRuns(threadId)).flatMap((run) => run.items);
+  async loadItems(threadId: string, options: { signal?: AbortSignal } = {}): Promise<Item[]> {
+    await settle(options.signal);
+    return this.#runs(threadId).flatMap((run) => run.items);
   }
 
-  async loadRuns(threadId: string): Promise<RunRecord[]> {
-    const thread = this.#threads.get(threadId);
-    if (thread === undefined) return [];
-    return [...thread.runs.values()]
-      .sort((a, b) => a.createdAt - b.createdAt)
-      .map((run) => structuredClone(run));
+  async loadRuns(threadId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord[]> {
+    await settle(options.signal);
+    return this.#runs(threadId);
   }
 
-  async saveRun(run: RunRecord): Promise<void> {
+  async saveRun(run: RunRecord, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await settle(options.signal);
     let thread = this.#threads.get(run.threadId);
     if (thread === undefined) {
       thread = {
@@ -46,18 +50,47 @@ export class MemoryHistoryStore implements HistoryStore {
     }
   }
 
-  async listThreads(): Promise<ThreadSummary[]> {
+  async listThreads(options: { signal?: AbortSignal } = {}): Promise<ThreadSummary[]> {
+    await settle(options.signal);
     return [...this.#threads.values()]
       .map((thread) => ({ ...thread.summary }))
       .sort((a, b) => b.updatedAt - a.updatedAt);
   }
 
-  async renameThread(threadId: string, title: string): Promise<void> {
+  async renameThread(
+    threadId: string,
+    title: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    await settle(options.signal);
     const thread = this.#threads.get(threadId);
     if (thread !== undefined) thread.summary.title = title;
   }
 
-  async deleteThread(threadId: string): Promise<void> {
+  async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await settle(options.signal);
     this.#threads.delete(threadId);
+  }
+
+  /** Copies of the thread's run rows, oldest first; `[]` for an unknown thread. */
+  #runs(threadId: string): RunRecord[] {
+    const thread = this.#threads.get(threadId);
+    if (thread === undefined) return [];
+    return [...thread.runs.values()]
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map((run) => structuredClone(run));
+  }
+}
+
+/**
+ * Waits one microtask (so an abort right after the call still counts, as with a store that does
+ * I/O), then throws `aborted` when `signal` has aborted.
+ */
+async function settle(signal: AbortSignal | undefined): Promise<void> {
+  await Promise.resolve();
+  if (signal?.aborted) {
+    throw new SwitchboardError('aborted', 'The history operation was aborted.', {
+      cause: signal.reason,
+    });
   }
 }
