@@ -14,8 +14,10 @@ interface ListingTrial {
   /** The listing alone on an already connected client, in ms. */
   listingMs: number;
   tools: number;
-  /** Requests the demo server received for the cold listing. */
+  /** Requests the demo server received for the cold listing (close included). */
   requests: number;
+  /** The same by `HTTP-method json-rpc-method`. */
+  byMethod: Record<string, number>;
 }
 
 async function switchboardTrial(servers: BenchServers): Promise<ListingTrial> {
@@ -25,7 +27,7 @@ async function switchboardTrial(servers: BenchServers): Promise<ListingTrial> {
   const tools = await cold.listTools();
   const coldMs = performance.now() - start;
   await cold.close();
-  const requests = countsDelta(await servers.counts(), before).demo;
+  const delta = countsDelta(await servers.counts(), before);
 
   const warmConnection = mcpServer({ url: servers.modernUrl, name: 'demo' });
   await warmConnection.connect();
@@ -33,7 +35,7 @@ async function switchboardTrial(servers: BenchServers): Promise<ListingTrial> {
   await warmConnection.listTools();
   const listingMs = performance.now() - listingStart;
   await warmConnection.close();
-  return { coldMs, listingMs, tools: tools.length, requests };
+  return { coldMs, listingMs, tools: tools.length, requests: delta.demo, byMethod: delta.byMethod };
 }
 
 /** The raw client's own paging: `listTools()` without a cursor walks every page. */
@@ -44,14 +46,14 @@ async function rawTrial(servers: BenchServers): Promise<ListingTrial> {
   const { tools } = await cold.listTools();
   const coldMs = performance.now() - start;
   await cold.close();
-  const requests = countsDelta(await servers.counts(), before).demo;
+  const delta = countsDelta(await servers.counts(), before);
 
   const warmConnection = await connectRawClient(servers.modernUrl);
   const listingStart = performance.now();
   await warmConnection.listTools();
   const listingMs = performance.now() - listingStart;
   await warmConnection.close();
-  return { coldMs, listingMs, tools: tools.length, requests };
+  return { coldMs, listingMs, tools: tools.length, requests: delta.demo, byMethod: delta.byMethod };
 }
 
 export const listToolsColdBenchmark: Benchmark = {
@@ -83,6 +85,11 @@ export const listToolsColdBenchmark: Benchmark = {
       ),
     );
     const toolCounts = new Set([...a, ...b].map((trial) => trial.tools));
+    const describeRequests = (trial: ListingTrial | undefined) =>
+      Object.entries(trial?.byMethod ?? {})
+        .sort(([x], [y]) => x.localeCompare(y))
+        .map(([method, count]) => `${method} ×${count}`)
+        .join(', ');
     const requestsSwitchboard = summarize(a.map((trial) => trial.requests));
     const requestsRaw = summarize(b.map((trial) => trial.requests));
     const notes: string[] = [];
@@ -108,6 +115,16 @@ export const listToolsColdBenchmark: Benchmark = {
           unit: 'count',
         },
         { label: 'HTTP requests per cold listing, raw client', value: requestsRaw, unit: 'count' },
+        {
+          label: 'Requests of the last cold listing by method, Switchboard',
+          value: describeRequests(a.at(-1)),
+          unit: '',
+        },
+        {
+          label: 'Requests of the last cold listing by method, raw client',
+          value: describeRequests(b.at(-1)),
+          unit: '',
+        },
         {
           label: 'For scale only: Switchboard cold listing',
           value: summarize(a.map((trial) => trial.coldMs)),

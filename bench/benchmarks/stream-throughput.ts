@@ -5,8 +5,8 @@ import { openaiChatModel } from '@switchboard/core/openai';
 import type { Benchmark } from '../benchmark.ts';
 import { interleave, pairedRatios, summarize } from '../stats.ts';
 
-const WORDS = 10_000;
-const TRIALS = 10;
+const WORDS = 20_000;
+const TRIALS = 12;
 const TARGET_RATIO = 0.9;
 
 interface StreamTrial {

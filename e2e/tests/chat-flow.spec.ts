@@ -65,7 +65,9 @@ test.describe('chat with the scripted model', () => {
     const image = toolCard(page, 'get-tiny-image').getByTestId('tool-call-image');
     await expect(image).toBeVisible();
     await expect(image).toHaveAttribute('src', /^data:image\/png;base64,/);
-    expect(await image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBeGreaterThan(0);
+    expect(
+      await image.evaluate((element: HTMLImageElement) => element.naturalWidth),
+    ).toBeGreaterThan(0);
     await expectIdle(page);
   });
 

@@ -3,12 +3,13 @@
  * React commits of the chat (a layout effect without dependencies), animation frames (a rAF
  * loop) and long tasks (`PerformanceObserver`, type `longtask`) while one answer streams.
  *
- * Stream sources: `in-page` (a `Model` in the page yielding the words, 20 per task, so only the
- * agent, the chat store and React are measured), or `provider` (`openaiChatModel` against the
- * scripted model server, `delayMs` between deltas). `benchSdkOnly` streams the same answer
- * through the `openai` SDK alone, without Switchboard or React, for attribution.
+ * Stream sources: `in-page` (the words yielded in the page, 20 per task, so only the agent, the
+ * chat store and React are measured), or `provider` (the scripted model server through the
+ * `openai` SDK, `delayMs` between deltas). `benchPlainTrial` renders the same stream without
+ * Switchboard — React state updated once per animation frame, the usual hand-written way — as
+ * the baseline; `benchSdkOnly` consumes the stream with the SDK alone (no React), for attribution.
  */
-import { useEffect, useLayoutEffect } from 'react';
+import { useEffect, useLayoutEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import OpenAI from 'openai';
@@ -49,6 +50,7 @@ declare global {
   interface Window {
     benchReady?: boolean;
     benchRenderTrial?: (options: RenderTrialOptions) => Promise<RenderTrial>;
+    benchPlainTrial?: (options: RenderTrialOptions) => Promise<RenderTrial>;
     benchSdkOnly?: (options: {
       modelUrl: string;
       words: number;
@@ -106,17 +108,45 @@ function nextTask(): Promise<void> {
   });
 }
 
+/** The answer's words (with their trailing spaces), `DELTAS_PER_TASK` per task. */
+async function* inPageDeltas(words: number): AsyncGenerator<string> {
+  const pieces = benchText(words).match(/\S+\s*|\s+/g) ?? [];
+  for (const [index, piece] of pieces.entries()) {
+    if (index % DELTAS_PER_TASK === 0) await nextTask();
+    yield piece;
+  }
+}
+
+/** The answer's deltas from the scripted model server through the `openai` SDK alone. */
+async function* providerDeltas(
+  modelUrl: string,
+  words: number,
+  delayMs: number,
+): AsyncGenerator<string> {
+  const client = new OpenAI({
+    baseURL: `${modelUrl}/v1`,
+    apiKey: 'bench',
+    maxRetries: 0,
+    dangerouslyAllowBrowser: true,
+  });
+  const stream = await client.chat.completions.create({
+    model: `text:${words}:${delayMs}`,
+    messages: [{ role: 'user', content: 'Stream the text.' }],
+    stream: true,
+  });
+  for await (const chunk of stream) {
+    const content = chunk.choices[0]?.delta.content;
+    if (typeof content === 'string' && content !== '') yield content;
+  }
+}
+
 /** A model that streams `words` words from inside the page, `DELTAS_PER_TASK` per task. */
 function inPageModel(words: number): Model {
-  const pieces = benchText(words).match(/\S+\s*|\s+/g) ?? [];
   return {
     provider: 'bench',
     modelId: 'in-page',
     async *stream() {
-      for (const [index, piece] of pieces.entries()) {
-        if (index % DELTAS_PER_TASK === 0) await nextTask();
-        yield { type: 'text.delta', delta: piece };
-      }
+      for await (const delta of inPageDeltas(words)) yield { type: 'text.delta', delta };
       yield { type: 'done' };
     },
   };
@@ -197,21 +227,73 @@ window.benchRenderTrial = async (options) => {
   };
 };
 
-window.benchSdkOnly = async ({ modelUrl, words, delayMs }) => {
-  const client = new OpenAI({
-    baseURL: `${modelUrl}/v1`,
-    apiKey: 'bench',
-    maxRetries: 0,
-    dangerouslyAllowBrowser: true,
+let setPlainText: ((text: string) => void) | undefined;
+
+/** The baseline chat: the same two paragraphs, from plain React state. */
+function PlainChat() {
+  const [text, setText] = useState('');
+  useLayoutEffect(() => {
+    commits += 1;
   });
+  useEffect(() => {
+    setPlainText = setText;
+  }, []);
+  return (
+    <div>
+      <p data-role="user">Stream the text.</p>
+      <p data-role="assistant">{text}</p>
+    </div>
+  );
+}
+
+function currentSetPlainText(): ((text: string) => void) | undefined {
+  return setPlainText;
+}
+
+window.benchPlainTrial = async (options) => {
+  setPlainText = undefined;
+  flushSync(() => root.render(<PlainChat key={crypto.randomUUID()} />));
+  let setText = currentSetPlainText();
+  while (setText === undefined) {
+    await nextFrame();
+    setText = currentSetPlainText();
+  }
+  const update = setText;
+  await nextFrame();
   const { measured } = await measure(async () => {
-    const stream = await client.chat.completions.create({
-      model: `text:${words}:${delayMs}`,
-      messages: [{ role: 'user', content: 'Stream the text.' }],
-      stream: true,
-    });
+    commits = 0;
+    let text = '';
+    let frame: number | undefined;
+    const deltas =
+      options.source === 'in-page'
+        ? inPageDeltas(options.words)
+        : providerDeltas(options.modelUrl, options.words, options.delayMs);
+    for await (const delta of deltas) {
+      text += delta;
+      frame ??= requestAnimationFrame(() => {
+        frame = undefined;
+        update(text);
+      });
+    }
+    if (frame !== undefined) cancelAnimationFrame(frame);
+    update(text);
+  });
+  const measuredCommits = commits;
+  const assistant = container.querySelector('p[data-role="assistant"]');
+  return {
+    ...measured,
+    commits: measuredCommits,
+    renderedCharacters: assistant?.textContent?.length ?? 0,
+    status: 'completed',
+  };
+};
+
+window.benchSdkOnly = async ({ modelUrl, words, delayMs }) => {
+  const { measured } = await measure(async () => {
     let deltas = 0;
-    for await (const chunk of stream) if (chunk.choices[0]?.delta.content) deltas += 1;
+    for await (const delta of providerDeltas(modelUrl, words, delayMs)) {
+      if (delta !== '') deltas += 1;
+    }
     return deltas;
   });
   return measured;

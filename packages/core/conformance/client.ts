@@ -21,17 +21,24 @@
  * `execute`, which returns an interrupt, and `execute` again with `context.resume`.
  */
 import {
+  isSwitchboardError,
   mcpServer,
   type McpServer,
   type McpToolDescriptor,
   type ToolContext,
 } from '../src/index.ts';
+import { HeadlessOAuthProvider, authorizeHeadlessly } from './headless-oauth-provider.ts';
 
 type InputHandler = ToolContext['requestInput'];
 type ToolInterrupt = ReturnType<ToolContext['interrupt']>;
 
 /** Most rounds one MRTR call may take before the client gives up. */
 const MAX_INPUT_ROUNDS = 5;
+/**
+ * Most OAuth authorizations (the first one plus step-ups) one run may make: a server that keeps
+ * answering `403 insufficient_scope` must not loop (`auth/scope-retry-limit` allows 3).
+ */
+const MAX_AUTHORIZATIONS = 3;
 
 const serverUrl = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -229,10 +236,40 @@ async function main(): Promise<number> {
     return 2;
   }
   log(`scenario ${scenario || '(none)'} against ${serverUrl}`);
-  const server = mcpServer({ url: serverUrl, transport: 'streamable-http', name: 'conformance' });
+  // Every scenario gets the provider; only servers that answer 401 make it do anything.
+  const preRegistered =
+    typeof context.client_id === 'string'
+      ? {
+          client_id: context.client_id,
+          ...(typeof context.client_secret === 'string'
+            ? { client_secret: context.client_secret }
+            : {}),
+        }
+      : undefined;
+  const authProvider = new HeadlessOAuthProvider(preRegistered);
+  const server = mcpServer({
+    url: serverUrl,
+    transport: 'streamable-http',
+    name: 'conformance',
+    authProvider,
+  });
+  const run = scenarios[scenario] ?? callEveryTool;
   try {
-    await (scenarios[scenario] ?? callEveryTool)(server);
-    return 0;
+    // On `needs_auth` the "user" authorizes, and the scenario runs again from the start
+    // (listings already made are kept by the layer).
+    for (let authorizations = 0; ; authorizations++) {
+      try {
+        await run(server);
+        return 0;
+      } catch (error) {
+        const url = isSwitchboardError(error, 'needs_auth')
+          ? error.details?.authorizationUrl
+          : undefined;
+        if (typeof url !== 'string' || authorizations >= MAX_AUTHORIZATIONS) throw error;
+        log(`authorization ${authorizations + 1}: visiting the authorization endpoint`);
+        await server.finishAuthorization(await authorizeHeadlessly(authProvider, url));
+      }
+    }
   } catch (error) {
     log(`failed: ${describeError(error)}`);
     return 1;

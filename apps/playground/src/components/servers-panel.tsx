@@ -96,6 +96,7 @@ const statusLabels: Record<McpServerStatus, string> = {
   connecting: 'Connecting…',
   cached: 'Tools from the cache',
   connected: 'Connected',
+  'needs-auth': 'Needs authorization',
   error: 'Not connected',
   closed: 'Closed',
 };

@@ -7,6 +7,7 @@ export type SwitchboardErrorCode =
   | 'connection_lost'
   | 'connection_closed'
   | 'http_status'
+  | 'needs_auth'
   | 'unsupported_protocol_version'
   | 'invalid_response'
   | 'timeout'

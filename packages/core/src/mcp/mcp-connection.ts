@@ -1,6 +1,7 @@
 import type {
   Client,
   DiscoverResult,
+  OAuthClientProvider,
   PriorDiscovery,
   Transport,
 } from '@modelcontextprotocol/client';
@@ -64,6 +65,12 @@ export interface McpConnectionOptions {
   /** Makes the transport for a non-HTTP server (stdio). `url` is then unused. */
   createTransport?: () => Transport;
   /**
+   * OAuth 2.1 for HTTP transports (see `McpServerOptions.authProvider`): handed to the SDK
+   * transport, which sends its token, discovers, registers, refreshes and starts authorization.
+   * Its OAuth requests bypass `headers` and `fetchMiddleware` (they go to `fetch` directly).
+   */
+  authProvider?: OAuthClientProvider;
+  /**
    * Timeout of the connect handshake (probe, `initialize`) and bound of the `DELETE` on close,
    * in ms. Default 60 000. Operations set their own request timeouts.
    */
@@ -72,6 +79,14 @@ export interface McpConnectionOptions {
 
 /** Where an {@link McpConnection} stands, as of its last connect attempt. */
 export type McpConnectionStatus = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
+
+/** Options of {@link McpConnection.finishAuthorization}. */
+export interface McpFinishAuthorizationOptions {
+  /** The callback's `iss` parameter (RFC 9207), when the code is passed as a string. */
+  iss?: string;
+  /** Aborting rejects at once with `aborted` (the token request may still complete). */
+  signal?: AbortSignal;
+}
 
 /** Options of {@link McpConnection.use}. */
 export interface McpUseOptions {
@@ -152,6 +167,10 @@ export class McpConnection {
   #discovering: Promise<void> | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
+  /** The URL the auth provider was last sent to (`redirectToAuthorization`), until finished. */
+  #authorizationUrl: URL | undefined;
+  /** The transport whose request needed authorization: `finishAuth` completes it. */
+  #authTransport: Transport | undefined;
 
   /**
    * @param options See {@link McpConnectionOptions}. Nothing connects until {@link use}.
@@ -172,7 +191,11 @@ export class McpConnection {
         `MCP server "${options.name}": timeoutMs must be a positive number of milliseconds.`,
       );
     }
-    this.#options = options;
+    const provider = options.authProvider;
+    this.#options =
+      provider === undefined
+        ? options
+        : { ...options, authProvider: this.#recordRedirects(provider) };
     this.#timeoutMs = timeoutMs;
     this.#where =
       options.createTransport === undefined && options.url !== undefined
@@ -271,6 +294,51 @@ export class McpConnection {
   }
 
   /**
+   * Completes an OAuth authorization that a `needs_auth` failure started: the SDK transport's
+   * `finishAuth` validates `iss` (RFC 9207) and exchanges the code for tokens, which the auth
+   * provider saves. Check `state` before calling (the SDK does not). The next {@link use}
+   * connects with the new token.
+   *
+   * @param callback The callback URL's `searchParams` (preferred: `code` and `iss` are read
+   *   from it), or the bare authorization `code`.
+   * @throws SwitchboardError `invalid_input` (no `authProvider`, or no authorization pending),
+   *   `needs_auth` (the exchange did not authorize), `http_status`, `connection_refused`,
+   *   `aborted`, or `mcp_error` (e.g. an `iss` mismatch); messages never contain the code or a
+   *   token.
+   */
+  async finishAuthorization(
+    callback: string | URLSearchParams,
+    options: McpFinishAuthorizationOptions = {},
+  ): Promise<void> {
+    this.#throwIfClosed();
+    const transport = this.#authTransport;
+    if (this.#options.authProvider === undefined || transport === undefined) {
+      throw new SwitchboardError(
+        'invalid_input',
+        `${this.#where} has no OAuth authorization pending (it needs an authProvider and a needs_auth failure first).`,
+      );
+    }
+    const finishing = transport as Transport & {
+      finishAuth?: (callback: string | URLSearchParams, iss?: string) => Promise<void>;
+    };
+    if (typeof finishing.finishAuth !== 'function') {
+      throw new SwitchboardError('invalid_input', `${this.#where}: its transport has no OAuth.`);
+    }
+    const { signal } = options;
+    try {
+      const pending =
+        typeof callback === 'string'
+          ? finishing.finishAuth(callback, options.iss)
+          : finishing.finishAuth(callback);
+      await this.#withSignal(pending, signal);
+    } catch (error) {
+      throw this.#classify(error, undefined, signal);
+    }
+    if (this.#authTransport === transport) this.#authTransport = undefined;
+    this.#authorizationUrl = undefined;
+  }
+
+  /**
    * Ends every session and closes every client: Streamable HTTP sessions with an HTTP `DELETE`
    * (405 and 404 tolerated; best effort, each bounded by `timeoutMs`), custom transports by
    * closing them (a stdio child process is ended). Connects still in flight are cut off (they
@@ -306,7 +374,9 @@ export class McpConnection {
       return result;
     } catch (error) {
       this.#throwIfClosed();
-      throw this.#classify(error, session.handshake, signal);
+      const classified = this.#classify(error, session.handshake, signal);
+      if (classified.code === 'needs_auth') this.#authTransport = session.transport;
+      throw classified;
     }
   }
 
@@ -474,6 +544,9 @@ export class McpConnection {
         onLost: (session) => this.#discard(session),
         signal: this.#closeController.signal,
         onDisposed: (disposed) => this.#openSessions.delete(disposed),
+        onUnauthorized: (transport) => {
+          this.#authTransport = transport;
+        },
       });
       this.#openSessions.add(session);
       return session;
@@ -591,6 +664,17 @@ export class McpConnection {
       headerNames: this.#headerNames(),
     });
     if (
+      classified.code === 'needs_auth' &&
+      this.#authorizationUrl !== undefined &&
+      classified.details?.authorizationUrl === undefined
+    ) {
+      return new SwitchboardError(
+        'needs_auth',
+        `${this.#where} needs authorization: the user must visit the authorization URL (details.authorizationUrl), then finishAuthorization() is called with the code.`,
+        { cause: error, details: { authorizationUrl: this.#authorizationUrl.href } },
+      );
+    }
+    if (
       classified.code === 'http_status' &&
       classified.details?.status === 400 &&
       handshake?.initializeSucceeded === true &&
@@ -608,6 +692,24 @@ export class McpConnection {
       );
     }
     return classified;
+  }
+
+  /**
+   * The provider as the SDK sees it: every member is the provider's own (called on it), except
+   * that `redirectToAuthorization` also notes the URL for the `needs_auth` error.
+   */
+  #recordRedirects(provider: OAuthClientProvider): OAuthClientProvider {
+    const redirect = async (authorizationUrl: URL): Promise<void> => {
+      this.#authorizationUrl = authorizationUrl;
+      await provider.redirectToAuthorization(authorizationUrl);
+    };
+    return new Proxy(provider, {
+      get(target, property) {
+        if (property === 'redirectToAuthorization') return redirect;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
   }
 
   /** Names of static headers (for the CORS hint). A headers function's names are not known. */

@@ -1,6 +1,7 @@
 import type {
   Client,
   McpSubscription,
+  OAuthClientProvider,
   Tool as McpTool,
   Transport,
 } from '@modelcontextprotocol/client';
@@ -69,15 +70,31 @@ export interface McpServerOptions {
   fetch?: typeof fetch;
   /** Makes a non-HTTP transport (e.g. `stdioTransport()` from `@switchboard/core/node`). */
   createTransport?: () => Transport;
+  /**
+   * OAuth 2.1 for an HTTP server (MCP authorization, 2025-11-25), with the SDK's
+   * `OAuthClientProvider` interface: the SDK transport sends its token on every request,
+   * discovers the authorization server, registers (pre-registered, client ID metadata document
+   * or dynamic), refreshes, and asks for more scope on `403 insufficient_scope`. When the user
+   * must authorize, operations fail with `needs_auth` (`details.authorizationUrl`: what the
+   * provider's `redirectToAuthorization` was given), the snapshot status is `needs-auth`, and
+   * {@link McpServer.finishAuthorization} completes it with the callback's code. The OAuth
+   * requests go to `fetch` without `headers`. Tokens never enter errors or the schema cache.
+   */
+  authProvider?: OAuthClientProvider;
 }
 
-/** Where the connection stands. `cached`: tools came from the schema cache, not yet connected. */
-export type McpServerStatus = 'idle' | 'connecting' | 'connected' | 'cached' | 'error' | 'closed';
+/**
+ * Where the connection stands. `cached`: tools came from the schema cache, not yet connected.
+ * `needs-auth`: the server wants OAuth authorization from the user (see
+ * `McpServerOptions.authProvider`); `error` holds the `needs_auth` error.
+ */
+export type McpServerStatus =
+  'idle' | 'connecting' | 'connected' | 'cached' | 'needs-auth' | 'error' | 'closed';
 
 /** A stable snapshot of an {@link McpServer}'s state, for `useSyncExternalStore`. */
 export interface McpServerSnapshot {
   status: McpServerStatus;
-  /** Set when `status` is `error`. */
+  /** Set when `status` is `error` or `needs-auth`. */
   error?: SwitchboardError;
   /** `streamable-http`, `sse` or `custom`, once connected. */
   transport?: McpConnectionInfo['transport'];
@@ -187,6 +204,41 @@ export class McpServer {
    */
   async connect(options: { signal?: AbortSignal; runContext?: unknown } = {}): Promise<void> {
     await this.#use(options.runContext, async () => undefined, options.signal);
+  }
+
+  /**
+   * Completes the OAuth authorization a `needs_auth` failure asked for, then reconnects: the
+   * SDK transport's `finishAuth` checks `iss` (RFC 9207) and exchanges the code for tokens (the
+   * `authProvider` saves them). Check the callback's `state` first; the SDK does not.
+   *
+   * @param callback The callback URL's `searchParams` (preferred), or the bare `code`.
+   * @param options `iss`: the callback's `iss` when `callback` is a bare code; `signal`; and
+   *   `runContext` for the reconnect.
+   * @throws SwitchboardError `invalid_input` (no authorization pending), `needs_auth`,
+   *   `http_status`, `mcp_error`, `connection_refused`, `aborted`, or any failure of
+   *   {@link McpServer.connect}.
+   */
+  async finishAuthorization(
+    callback: string | URLSearchParams,
+    options: { iss?: string; signal?: AbortSignal; runContext?: unknown } = {},
+  ): Promise<void> {
+    const connection = this.#ensureConnection();
+    try {
+      await connection.finishAuthorization(callback, {
+        ...(options.iss === undefined ? {} : { iss: options.iss }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    } catch (error) {
+      const failure = toMcpError(error, this.#where, options.signal);
+      if (failure.code === 'needs_auth') {
+        this.#update({ ...this.#snapshot, status: 'needs-auth', error: failure });
+      }
+      throw failure;
+    }
+    await this.connect({
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      runContext: options.runContext,
+    });
   }
 
   /**
@@ -425,8 +477,10 @@ export class McpServer {
       return result;
     } catch (error) {
       const failure = toMcpError(error, this.#where, signal);
-      if (failure.code !== 'aborted')
-        this.#update({ ...this.#snapshot, status: 'error', error: failure });
+      if (failure.code !== 'aborted') {
+        const status = failure.code === 'needs_auth' ? 'needs-auth' : 'error';
+        this.#update({ ...this.#snapshot, status, error: failure });
+      }
       throw failure;
     }
   }
@@ -446,6 +500,7 @@ export class McpServer {
       ...(options.createTransport === undefined
         ? {}
         : { createTransport: options.createTransport }),
+      ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
       ...(this.#prior === undefined ? {} : { prior: this.#prior }),
       capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
       fetchMiddleware: (next) => this.#router.middleware(next),
@@ -520,7 +575,7 @@ export class McpServer {
   #syncInfo(connection: McpConnection, status: McpServerStatus): void {
     const info = connection.info;
     const next: McpServerSnapshot = { ...this.#snapshot, status };
-    if (status !== 'error') delete next.error;
+    if (status !== 'error' && status !== 'needs-auth') delete next.error;
     if (info !== undefined) {
       next.transport = info.transport;
       if (info.protocolEra !== undefined) next.protocolEra = info.protocolEra;

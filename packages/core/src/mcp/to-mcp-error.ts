@@ -4,6 +4,7 @@ import {
   SdkErrorCode,
   SdkHttpError,
   SseError,
+  UnauthorizedError,
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/client';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
@@ -48,6 +49,9 @@ export interface McpErrorContext {
  *   result that fails the SDK's schema;
  * - `timeout`: the SDK's request timeout fired;
  * - `unsupported_protocol_version`: no common protocol version;
+ * - `needs_auth`: the server wants OAuth authorization that the `authProvider` could not
+ *   supply without the user (the SDK's `UnauthorizedError`);
+ *   `McpConnection` adds `details.authorizationUrl` when the user must visit one;
  * - `mcp_error`: a JSON-RPC error from the server (`details.code`), or anything else.
  *
  * `where` names the server for the message: its name and the URL without query or credentials
@@ -78,6 +82,9 @@ export function toMcpError(
       `The connection to ${where} closed while a request was pending.`,
       { cause: error },
     );
+  }
+  if (findInChain(error, (item) => UnauthorizedError.isInstance(item))) {
+    return new SwitchboardError('needs_auth', `${where} needs authorization.`, { cause: error });
   }
   // A JSON-RPC error the server sent: its message is the server's text, never a transport fact.
   if (error instanceof ProtocolError) {

@@ -3,6 +3,7 @@ import {
   SSEClientTransport,
   SseError,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import type {
   ClientCapabilities,
@@ -48,6 +49,11 @@ export interface OpenSessionOptions {
   signal: AbortSignal;
   /** Called once when the session's client and transport have been closed. */
   onDisposed(session: McpSession): void;
+  /**
+   * Called with the transport when the connect failed for want of OAuth authorization (the
+   * SDK's `UnauthorizedError`), before it is closed: its `finishAuth` completes that attempt.
+   */
+  onUnauthorized?(transport: Transport): void;
 }
 
 /**
@@ -132,6 +138,7 @@ export class McpSession {
       await client.connect(transport, connectOptions);
       if (signal.aborted) throw signal.reason;
     } catch (error) {
+      if (UnauthorizedError.isInstance(error)) options.onUnauthorized?.(transport);
       await session.dispose();
       throw error;
     } finally {
@@ -304,6 +311,7 @@ function createTransport(
     throw new SwitchboardError('invalid_input', `${options.where} has no URL.`);
   }
   const baseFetch: typeof fetch = connection.fetch ?? ((input, init) => fetch(input, init));
+  const authProvider = connection.authProvider;
   if (kind === 'sse') {
     return new SSEClientTransport(url, {
       fetch: createSessionFetch({
@@ -311,7 +319,9 @@ function createTransport(
         headers: options.headers,
         middleware: connection.fetchMiddleware,
         blockStandaloneGet: false,
+        ...(authProvider === undefined ? {} : { serverOrigin: url.origin }),
       }),
+      ...(authProvider === undefined ? {} : { authProvider }),
     });
   }
   return new StreamableHTTPClientTransport(url, {
@@ -322,7 +332,9 @@ function createTransport(
       blockStandaloneGet: connection.disableStandaloneSse === true,
       handshake: options.handshake,
       onAnswerLost,
+      ...(authProvider === undefined ? {} : { serverUrl: url }),
     }),
+    ...(authProvider === undefined ? {} : { authProvider }),
   });
 }
 

@@ -31,6 +31,17 @@ export interface SessionFetchOptions {
    * response arrived and cannot be resumed.
    */
   onAnswerLost?: (id: JsonRpcId, cause: unknown) => void;
+  /**
+   * Streamable HTTP with OAuth: the MCP endpoint. The transport's OAuth requests (metadata
+   * discovery, registration, token) share this fetch; any request to another URL goes straight
+   * to `baseFetch`, without the caller's headers or the middleware.
+   */
+  serverUrl?: URL;
+  /**
+   * Legacy SSE with OAuth: the server's origin. Requests to another origin, or to a
+   * `/.well-known/` path, go straight to `baseFetch` (see `serverUrl`).
+   */
+  serverOrigin?: string;
 }
 
 /**
@@ -46,6 +57,7 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   const watching = handshake !== undefined || onAnswerLost !== undefined;
 
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    if (!reachesServer(input, options)) return options.baseFetch(input, init);
     const headers = new Headers(init?.headers);
     const method = (init?.method ?? 'GET').toUpperCase();
     if (options.blockStandaloneGet && method === 'GET' && !headers.has('last-event-id')) {
@@ -86,6 +98,22 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       headers: response.headers,
     });
   };
+}
+
+/** False for a request the SDK's OAuth code makes elsewhere than the MCP endpoint. */
+function reachesServer(input: RequestInfo | URL, options: SessionFetchOptions): boolean {
+  const { serverUrl, serverOrigin } = options;
+  if (serverUrl === undefined && serverOrigin === undefined) return true;
+  let target: URL;
+  try {
+    target = new URL(input instanceof Request ? input.url : String(input));
+  } catch {
+    return true;
+  }
+  if (serverUrl !== undefined) {
+    return target.origin === serverUrl.origin && target.pathname === serverUrl.pathname;
+  }
+  return target.origin === serverOrigin && !target.pathname.startsWith('/.well-known/');
 }
 
 function isEventStream(response: Response): boolean {
