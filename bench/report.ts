@@ -59,15 +59,17 @@ function isSummary(value: Figure['value']): value is Summary {
 export function formatFigure(figure: Figure): string {
   const { value, unit } = figure;
   const digits = unit === 'ratio' || unit === '' ? 3 : unit === 'bytes' ? 0 : 2;
+  const withUnit = (text: string) => (unit === '' ? text : `${text} ${unit}`);
   if (isSummary(value)) {
     const integral = [value.median, value.p25, value.p75, value.min, value.max].every((number) =>
       Number.isInteger(number),
     );
-    return `${formatSummary(value, integral ? 0 : digits)} ${unit}`;
+    return withUnit(formatSummary(value, integral ? 0 : digits));
   }
   if (typeof value === 'number') {
-    const text = Number.isInteger(value) ? value.toLocaleString('en-US') : value.toFixed(digits);
-    return `${text} ${unit}`;
+    return withUnit(
+      Number.isInteger(value) ? value.toLocaleString('en-US') : value.toFixed(digits),
+    );
   }
   return value;
 }

@@ -23,8 +23,10 @@ export default defineConfig({
     browserName: 'chromium',
     headless: true,
     viewport: { width: 1280, height: 800 },
+    // Kept for failed tests only. Traces are recorded for every test (there are no retries to
+    // record them on): DOM snapshots and sources, but no screencast, which would cost the most.
     screenshot: 'only-on-failure',
-    trace: 'retain-on-failure',
+    trace: { mode: 'retain-on-failure', snapshots: true, screenshots: false, sources: true },
     launchOptions: {
       ...(existsSync(systemChromium) ? { executablePath: systemChromium } : {}),
       args: [

@@ -5,7 +5,7 @@ import { connectRawClient } from '../raw-client.ts';
 import { countsDelta, type BenchServers } from '../servers/start-bench-servers.ts';
 import { interleave, pairedRatios, summarize } from '../stats.ts';
 
-const TRIALS = 14;
+const TRIALS = 12;
 const TARGET_RATIO = 1.1;
 
 interface ListingTrial {

@@ -7,8 +7,8 @@ import type { Figure } from '../report.ts';
 import { countsDelta, type BenchServers } from '../servers/start-bench-servers.ts';
 import { pairedRatios, summarize } from '../stats.ts';
 
-const MEMORY_TRIALS = 6;
-const BROWSER_TRIALS = 4;
+const MEMORY_TRIALS = 5;
+const BROWSER_TRIALS = 3;
 
 interface Listing {
   ms: number;

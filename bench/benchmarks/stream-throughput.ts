@@ -6,7 +6,7 @@ import type { Benchmark } from '../benchmark.ts';
 import { interleave, pairedRatios, summarize } from '../stats.ts';
 
 const WORDS = 20_000;
-const TRIALS = 12;
+const TRIALS = 10;
 const TARGET_RATIO = 0.9;
 
 interface StreamTrial {

@@ -13,7 +13,7 @@ const WARMUP_CALLS = 100;
 /** Concurrent: workers in flight at once, calls per worker, interleaved trial pairs. */
 const CONCURRENCY = 64;
 const CALLS_PER_WORKER = 10;
-const THROUGHPUT_TRIALS = 8;
+const THROUGHPUT_TRIALS = 6;
 const TARGET_OVERHEAD = 0.05;
 
 const TOOL = 'read_file';

@@ -217,3 +217,13 @@ export async function addServer(
 export async function leaveField(page: Page): Promise<void> {
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
 }
+
+/** Unfolds a server's tool list (long lists start folded) and returns the card. */
+export async function showTools(page: Page, name: string): Promise<Locator> {
+  const card = serverCard(page, name);
+  const list = card.locator('details.tools');
+  if (!(await list.evaluate((element: HTMLDetailsElement) => element.open))) {
+    await card.getByTestId('tool-count').click();
+  }
+  return card;
+}

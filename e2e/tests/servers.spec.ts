@@ -10,6 +10,7 @@ import {
   playgroundUrls,
   sendMessage,
   serverCard,
+  showTools,
   test,
   unusedPort,
 } from './fixtures.ts';
@@ -21,7 +22,8 @@ async function runTool(
   tool: string,
   args: Record<string, string>,
 ): Promise<void> {
-  await serverCard(page, server)
+  const card = await showTools(page, server);
+  await card
     .locator(`[data-testid="tool-item"][data-tool-name="${tool}"]`)
     .getByTestId('tool-run')
     .click();
@@ -37,7 +39,7 @@ test('the default servers show their status, protocol era and version, and tools
   page,
 }) => {
   await openPlayground(page);
-  const demo = serverCard(page, 'demo');
+  const demo = await showTools(page, 'demo');
   await expect(demo.getByTestId('server-protocol')).toHaveText(
     '2026-07-28, modern era (stateless)',
   );

@@ -58,43 +58,53 @@ const providers: { provider: Provider; label: string; baseURL: () => string }[] 
   },
 ];
 
-for (const { provider, label, baseURL } of providers) {
-  test(`${provider}: the key goes only to its base URL, and the choice persists`, async ({
-    page,
-  }) => {
-    const apiKey = `sk-e2e-${provider.length}-not-a-real-key`;
-    const keyed: string[] = [];
-    page.on('request', async (request) => {
-      const headers = await request.allHeaders().catch(() => ({}) as Record<string, string>);
-      if (Object.values(headers).some((value) => value.includes(apiKey))) keyed.push(request.url());
-    });
-    await openPlayground(page, ['everything']);
-    await expect(page.getByTestId('model-label')).toHaveText(scriptedLabel);
+test('each provider answers, its key goes only to its base URL, and the choice persists', async ({
+  page,
+}) => {
+  const keyed = new Map<string, string[]>();
+  page.on('request', async (request) => {
+    const headers = await request.allHeaders().catch(() => ({}) as Record<string, string>);
+    for (const value of Object.values(headers)) {
+      const key = /sk-e2e-\w+/.exec(value)?.[0];
+      if (key !== undefined) keyed.set(key, [...(keyed.get(key) ?? []), request.url()]);
+    }
+  });
+  await openPlayground(page, ['everything']);
+  await expect(page.getByTestId('model-label')).toHaveText(scriptedLabel);
 
+  for (const [index, { provider, label, baseURL }] of providers.entries()) {
+    const apiKey = `sk-e2e-${index}`;
     await chooseProvider(page, provider, { baseURL: baseURL(), apiKey, model: 'e2e-model' });
-    const fullLabel = `${label} ${new URL(baseURL()).host}`;
-    await expect(page.getByTestId('model-label')).toHaveText(fullLabel);
+    await expect(page.getByTestId('model-label')).toHaveText(`${label} ${new URL(baseURL()).host}`);
     await expect(page.locator('body')).not.toContainText(apiKey);
 
     await sendMessage(page, 'what is 2 plus 3?');
     await expectSumAnswer(page);
     await expectIdle(page);
-    expect(keyed.length).toBeGreaterThan(0);
-    for (const url of keyed) expect(url.startsWith(`${baseURL()}/`)).toBe(true);
+    const urls = keyed.get(apiKey) ?? [];
+    expect(urls.length, `requests with the ${provider} key`).toBeGreaterThan(0);
+    for (const url of urls) expect(url.startsWith(`${baseURL()}/`)).toBe(true);
+  }
 
-    await page.reload();
-    await expect(page.getByTestId('model-label')).toHaveText(fullLabel);
-    await page.getByTestId('settings-toggle').click();
-    await expect(page.getByLabel(provider, { exact: true })).toBeChecked();
-    await expect(page.getByTestId('settings-base-url')).toHaveValue(baseURL());
-    await expect(page.getByTestId('settings-api-key')).toHaveValue(apiKey);
-    await page.getByRole('button', { name: 'Cancel' }).click();
+  // The last choice (OpenAI-compatible) is kept in this browser.
+  const last = providers.at(-1);
+  if (last === undefined) throw new Error('no providers');
+  const lastLabel = `${last.label} ${new URL(last.baseURL()).host}`;
+  await page.reload();
+  await expect(page.getByTestId('model-label')).toHaveText(lastLabel);
+  await page.getByTestId('settings-toggle').click();
+  await expect(page.getByLabel(last.provider, { exact: true })).toBeChecked();
+  await expect(page.getByTestId('settings-base-url')).toHaveValue(last.baseURL());
+  await expect(page.getByTestId('settings-api-key')).toHaveValue(`sk-e2e-${providers.length - 1}`);
+  // Each provider keeps its own fields.
+  await page.getByLabel('Anthropic', { exact: true }).check();
+  await expect(page.getByTestId('settings-base-url')).toHaveValue(playgroundUrls().modelServerUrl);
+  await page.getByRole('button', { name: 'Cancel' }).click();
 
-    await chooseScripted(page);
-    await page.reload();
-    await expect(page.getByTestId('model-label')).toHaveText(scriptedLabel);
-  });
-}
+  await chooseScripted(page);
+  await page.reload();
+  await expect(page.getByTestId('model-label')).toHaveText(scriptedLabel);
+});
 
 test.describe('a failing model', () => {
   test.use({ expectedConsoleErrors: /^Failed to load resource: net::ERR_CONNECTION_REFUSED$/ });

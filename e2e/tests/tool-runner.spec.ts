@@ -1,14 +1,11 @@
 import type { Page } from '@playwright/test';
-import { expect, interruptOf, leaveField, openPlayground, serverCard, test } from './fixtures.ts';
+import { expect, interruptOf, leaveField, openPlayground, showTools, test } from './fixtures.ts';
 
 /** Opens a tool in the runner from its row in the Servers panel. */
 async function openInRunner(page: Page, server: string, tool: string): Promise<void> {
-  const row = serverCard(page, server).locator(
-    `[data-testid="tool-item"][data-tool-name="${tool}"]`,
-  );
-  if ((await row.count()) === 0) {
-    await serverCard(page, server).getByRole('searchbox').fill(tool);
-  }
+  const card = await showTools(page, server);
+  const row = card.locator(`[data-testid="tool-item"][data-tool-name="${tool}"]`);
+  if ((await row.count()) === 0) await card.getByRole('searchbox').fill(tool);
   await row.getByTestId('tool-run').click();
   await expect(page.getByTestId('tool-runner')).toBeVisible();
   await expect(page.getByTestId('runner-tool')).toHaveValue(tool);

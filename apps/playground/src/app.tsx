@@ -132,7 +132,7 @@ export function App({
             data-testid={`nav-${view}`}
             onClick={() => setMobileView(view)}
           >
-            {view === 'chat' ? 'Chat' : view === 'threads' ? 'Threads' : 'Servers & tools'}
+            {view === 'chat' ? 'Chat' : view === 'threads' ? 'Threads' : 'Tools'}
           </button>
         ))}
       </nav>

@@ -1,12 +1,10 @@
 import {
   isSwitchboardError,
-  isToolInterruptResult,
   type InputRequest,
   type Interrupt,
   type McpServer,
   type McpToolDescriptor,
   type Resolution,
-  type ToolContext,
   type ToolOutput,
   type ToolProgress,
 } from '@switchboard/core';
@@ -23,17 +21,12 @@ export interface RunToolHandlers {
 
 /**
  * Calls one tool of an MCP server directly, outside any agent run (the Tool runner), with
- * progress and elicitation answered by the user through `handlers`.
+ * `McpServer.callTool(name, args, { onProgress, onInput })`. Whenever the server asks the human
+ * — a pushed `elicitation/create` (2025 era) or an `input_required` result (2026-07-28 MRTR) —
+ * `onInput` shows the question as an interrupt (the same components as in the chat) and the
+ * call goes on with the user's answer.
  *
- * - 2025-era servers push `elicitation/create` while the call is open:
- *   `McpServer.callTool(name, args, { onProgress, onInput })` answers it through `onInput`.
- * - 2026-07-28 servers answer `input_required` (MRTR) instead, which `callTool` reports as an
- *   error. So for them the tool's own `execute` runs with a `ToolContext` whose `interrupt`
- *   ends the call for now; after the user answered, the call is made again with
- *   `context.resume` (the answer and the server's `requestState`), exactly as an agent run
- *   resumes it — until the server returns a result.
- *
- * Never rejects for tool failures: those come back as error outputs.
+ * Never rejects: tool errors and connection failures come back as error outputs.
  */
 export async function runTool(
   server: McpServer,
@@ -42,7 +35,7 @@ export async function runTool(
   handlers: RunToolHandlers,
 ): Promise<ToolOutput> {
   const callId = `runner-${crypto.randomUUID()}`;
-  const ask = async (request: InputRequest): Promise<Resolution> => {
+  const onInput = async (request: InputRequest) => {
     const interrupt: Interrupt = {
       callId,
       toolName: tool.originalName,
@@ -57,37 +50,14 @@ export async function runTool(
       ...(request.elicitationId === undefined ? {} : { elicitationId: request.elicitationId }),
       ...(request.reissued === true ? { reissued: true } : {}),
     };
-    return { callId, ...(await handlers.ask(interrupt)) };
+    return await handlers.ask(interrupt);
   };
   try {
-    if (server.getSnapshot().protocolEra !== 'modern') {
-      return await server.callTool(tool.originalName, args, {
-        signal: handlers.signal,
-        onProgress: handlers.onProgress,
-        onInput: ask,
-      });
-    }
-    let resume: ToolContext['resume'];
-    for (;;) {
-      const context: ToolContext = {
-        signal: handlers.signal,
-        callId,
-        threadId: '',
-        runId: '',
-        runContext: undefined,
-        reportProgress: handlers.onProgress,
-        requestInput: ask,
-        interrupt: (request, resumeState) => ({
-          kind: 'switchboard.interrupt',
-          request,
-          resumeState,
-        }),
-        ...(resume === undefined ? {} : { resume }),
-      };
-      const result = await tool.execute(args, context);
-      if (!isToolInterruptResult(result)) return result as ToolOutput;
-      resume = { resolution: await ask(result.request), resumeState: result.resumeState };
-    }
+    return await server.callTool(tool.originalName, args, {
+      signal: handlers.signal,
+      onProgress: handlers.onProgress,
+      onInput,
+    });
   } catch (error) {
     const failure = isSwitchboardError(error)
       ? { code: error.code, message: error.message }

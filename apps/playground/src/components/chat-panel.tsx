@@ -186,13 +186,17 @@ export function ChatPanel({
         <textarea
           className="composer__input"
           aria-label="Message"
-          placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"
+          aria-describedby="composer-hint"
+          placeholder="Message the agent…"
           rows={2}
           value={draft}
           data-testid="chat-input"
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
         />
+        <span id="composer-hint" className="visually-hidden">
+          Enter sends, Shift+Enter starts a new line.
+        </span>
         <div className="composer__actions">
           {streaming && (
             <button

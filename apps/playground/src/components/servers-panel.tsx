@@ -270,6 +270,8 @@ function ServerCard({
 
 /** How many tools show before "Show all". */
 const toolsShown = 25;
+/** Tool lists longer than this start folded. */
+const foldAbove = 20;
 
 function ToolList({
   entry,
@@ -324,29 +326,33 @@ function ToolList({
     }));
 
   return (
-    <section className="tools" aria-label={`Tools of ${config.name}`}>
-      <div className="tools__header">
-        <h4 data-testid="tool-count">
-          {tools.length} tools{deferredCount > 0 ? `, ${deferredCount} deferred` : ''}
-        </h4>
-        <div className="tools__bulk">
-          <button
-            type="button"
-            className="link-button"
-            disabled={deferredCount === tools.length}
-            onClick={() => setDeferred('*')}
-          >
-            Defer all
-          </button>
-          <button
-            type="button"
-            className="link-button"
-            disabled={deferredCount === 0}
-            onClick={() => setDeferred([])}
-          >
-            Defer none
-          </button>
-        </div>
+    <details
+      className="tools"
+      aria-label={`Tools of ${config.name}`}
+      // Long lists start folded, so that every server fits on screen.
+      open={tools.length <= foldAbove}
+    >
+      <summary className="tools__summary" data-testid="tool-count">
+        {tools.length} tools{deferredCount > 0 ? `, ${deferredCount} deferred` : ''}
+      </summary>
+      <div className="tools__bulk">
+        <span className="muted">Deferred tools reach the model through tool_search.</span>
+        <button
+          type="button"
+          className="link-button"
+          disabled={deferredCount === tools.length}
+          onClick={() => setDeferred('*')}
+        >
+          Defer all
+        </button>
+        <button
+          type="button"
+          className="link-button"
+          disabled={deferredCount === 0}
+          onClick={() => setDeferred([])}
+        >
+          Defer none
+        </button>
       </div>
       {tools.length > 8 && (
         <input
@@ -375,7 +381,7 @@ function ToolList({
         </button>
       )}
       {matching.length === 0 && <p className="muted">No tool matches “{filter}”.</p>}
-    </section>
+    </details>
   );
 }
 
