@@ -53,6 +53,8 @@ test('a thread survives a reload; threads can be renamed, opened, deleted and st
 
   // Delete the other one (two steps); the open thread stays.
   const other = threads.filter({ hasText: 'echo second thread' });
+  // A thread's actions show on hover (or keyboard focus) unless it is the open one.
+  await other.hover();
   await other.getByTestId('thread-delete').click();
   await other.getByTestId('thread-delete-confirm').click();
   await expect(threads).toHaveCount(1);

@@ -59,7 +59,7 @@ export function ToolRunner({
         Call any tool directly, no model involved. Progress, forms and links from the server show
         here as they would in the chat.
       </p>
-      <div className="form-grid">
+      <div className="runner__pick">
         <label className="field">
           <span className="field__label">Server</span>
           <select
@@ -75,7 +75,7 @@ export function ToolRunner({
             ))}
           </select>
         </label>
-        <label className="field field--wide">
+        <label className="field">
           <span className="field__label">Tool</span>
           <select
             value={tool?.originalName ?? ''}
