@@ -6,8 +6,10 @@ const systemChromium = '/usr/bin/chromium';
 
 /**
  * End-to-end tests of the playground in real Chromium. `global-setup.ts` starts the playground
- * servers (everything MCP server, scripted model, Vite) on free ports on 127.0.0.1 and stops them
- * after the run.
+ * servers once per run (the page, the everything and demo MCP servers, the scripted model) on
+ * free ports on 127.0.0.1 and stops them after the run; each test gets a fresh browser context,
+ * so IndexedDB and localStorage start empty. Every test also fails on console errors (see
+ * tests/fixtures.ts).
  */
 export default defineConfig({
   testDir: './tests',

@@ -35,7 +35,6 @@ export class ServerRegistry {
   #snapshot: ServerRegistrySnapshot = { entries: [] };
   readonly #listeners = new Set<() => void>();
   readonly #unsubscribe = new Map<McpServer, () => void>();
-  #disposed = false;
 
   constructor(configs: readonly ServerConfig[], schemaCache: SchemaCache) {
     this.#schemaCache = schemaCache;
@@ -107,12 +106,6 @@ export class ServerRegistry {
     }
   }
 
-  /** Closes every server (on page unload or unmount). */
-  dispose(): void {
-    this.#disposed = true;
-    for (const entry of this.#snapshot.entries) this.#dispose(entry.server);
-  }
-
   #find(id: string): ServerEntry | undefined {
     return this.#snapshot.entries.find((entry) => entry.config.id === id);
   }
@@ -147,7 +140,7 @@ export class ServerRegistry {
     void (async () => {
       try {
         await server.listTools();
-        if (server.getSnapshot().status === 'cached' && !this.#disposed) await server.connect();
+        if (server.getSnapshot().status === 'cached') await server.connect();
       } catch {
         // In the snapshot.
       }

@@ -49,7 +49,8 @@ export async function startEverythingServer(
   const child = spawn(
     process.execPath,
     ['--import', join(here, 'loopback.mjs'), entry, transport],
-    { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] },
+    // A minimal environment: the server's `get-env` tool returns it, so no secret of ours may be in it.
+    { env: childEnvironment(port), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout?.on('data', (data: Buffer) => (output += data.toString()));
   child.stderr?.on('data', (data: Buffer) => (output += data.toString()));
@@ -68,6 +69,15 @@ export async function startEverythingServer(
     output: () => output,
     close,
   };
+}
+
+function childEnvironment(port: number): NodeJS.ProcessEnv {
+  const environment: NodeJS.ProcessEnv = { PORT: String(port) };
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SYSTEMROOT']) {
+    const value = process.env[name];
+    if (value !== undefined) environment[name] = value;
+  }
+  return environment;
 }
 
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
