@@ -307,6 +307,7 @@ export function describeHistoryStore(
     });
 
     it('sees the same data from a new store over the same storage (a reload)', async (context) => {
+      // A store without durable storage (MemoryHistoryStore) cannot be reopened: nothing to test.
       if (harness.reopen === undefined) return context.skip();
       await store.saveRun(
         makeRun('t1', 'r1', 1_000, [userMessage('Hello')], { state: sampleRunState() }),
