@@ -1,7 +1,8 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { Usage } from '../items.ts';
 import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
+import { createOpenAIClient } from './create-openai-client.ts';
 import { openaiFailure } from './openai-failure.ts';
 import { OpenAIToolSchemas } from './openai-tool-schemas.ts';
 import { toChatMessages } from './to-chat-messages.ts';
@@ -48,14 +49,7 @@ export interface OpenAIChatModelOptions {
  * server only (`dangerouslyAllowBrowser` is set for that reason).
  */
 export function openaiChatModel(options: OpenAIChatModelOptions): Model {
-  const client =
-    options.client ??
-    new OpenAI({
-      apiKey: options.apiKey ?? 'not-needed',
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      maxRetries: options.maxRetries ?? 2,
-      dangerouslyAllowBrowser: true,
-    });
+  const client = createOpenAIClient(options);
   const schemas = new OpenAIToolSchemas(options);
   return {
     provider: 'openai-chat',

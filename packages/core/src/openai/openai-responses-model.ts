@@ -1,9 +1,10 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Usage } from '../items.ts';
 import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
+import { createOpenAIClient } from './create-openai-client.ts';
 import { openaiFailure } from './openai-failure.ts';
 import { OpenAIToolSchemas } from './openai-tool-schemas.ts';
 import { toResponsesInput } from './to-responses-input.ts';
@@ -60,14 +61,7 @@ export interface OpenAIResponsesModelOptions {
  * server only (`dangerouslyAllowBrowser` is set for that reason).
  */
 export function openaiResponsesModel(options: OpenAIResponsesModelOptions): Model {
-  const client =
-    options.client ??
-    new OpenAI({
-      apiKey: options.apiKey ?? 'not-needed',
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      maxRetries: options.maxRetries ?? 2,
-      dangerouslyAllowBrowser: true,
-    });
+  const client = createOpenAIClient(options);
   const schemas = new OpenAIToolSchemas(options);
   return {
     provider: 'openai-responses',
