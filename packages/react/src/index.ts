@@ -17,6 +17,7 @@ export { describeUrl, type UrlDescription } from './describe-url.ts';
 export { ApprovalDialog, type ApprovalDialogProps } from './approval-dialog.tsx';
 export { ToolProgress, type ToolProgressProps } from './tool-progress.tsx';
 export { InterruptView, type InterruptViewProps } from './interrupt-view.tsx';
+export { AuthorizationPrompt, type AuthorizationPromptProps } from './authorization-prompt.tsx';
 export type { Interrupt, ResolutionAction, ResolveHandler } from './interrupt-types.ts';
 export {
   frameBatchedStore,

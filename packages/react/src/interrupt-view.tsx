@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { ApprovalDialog } from './approval-dialog.tsx';
+import { AuthorizationPrompt } from './authorization-prompt.tsx';
 import { ElicitationForm } from './elicitation-form.tsx';
 import type { Interrupt, ResolveHandler } from './interrupt-types.ts';
 import { UrlElicitation } from './url-elicitation.tsx';
@@ -9,12 +10,19 @@ export interface InterruptViewProps {
   interrupt: Interrupt;
   /** Called with the human's answer; see each component. */
   onResolve: ResolveHandler;
+  /**
+   * For `authorization` interrupts: signs in and resumes, typically
+   * `() => agent.authorizeAndResume(interrupt.callId)`. Without it, "Connect" resolves `approve`
+   * (for apps that sign the user in elsewhere first).
+   */
+  onAuthorize?: () => Promise<unknown>;
   className?: string;
 }
 
 /**
  * Shows the right component for an interrupt's `mode`: {@link ApprovalDialog} (`approval`),
- * {@link ElicitationForm} (`form`) or {@link UrlElicitation} (`url`).
+ * {@link ElicitationForm} (`form`), {@link UrlElicitation} (`url`) or
+ * {@link AuthorizationPrompt} (`authorization`).
  *
  * ```tsx
  * {chat.interrupts.map((interrupt) => (
@@ -23,10 +31,22 @@ export interface InterruptViewProps {
  * ))}
  * ```
  */
-export function InterruptView({ interrupt, onResolve, className }: InterruptViewProps): ReactNode {
+export function InterruptView({
+  interrupt,
+  onResolve,
+  onAuthorize,
+  className,
+}: InterruptViewProps): ReactNode {
   const props =
     className === undefined ? { interrupt, onResolve } : { interrupt, onResolve, className };
   switch (interrupt.mode) {
+    case 'authorization':
+      return (
+        <AuthorizationPrompt
+          {...props}
+          onAuthorize={onAuthorize ?? (async () => await onResolve('approve'))}
+        />
+      );
     case 'form':
       return <ElicitationForm {...props} />;
     case 'url':

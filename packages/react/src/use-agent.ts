@@ -5,6 +5,7 @@ import {
   type ChatMessage,
   type ChatSnapshot,
   type ChatStatus,
+  type McpAuthorizeOutcome,
   type RunResult,
 } from '@switchboard/core';
 import { useCallback, useContext, useEffect, useMemo, useSyncExternalStore } from 'react';
@@ -54,6 +55,25 @@ export interface UseAgentResult {
   approve(callId: string): Promise<RunResult | undefined>;
   /** `resolve(callId, 'reject')` (MCP elicitation: decline). */
   reject(callId: string): Promise<RunResult | undefined>;
+  /**
+   * Names of the agent's MCP servers waiting for the user to sign in (status `needs-auth`): a
+   * run goes on without their tools. Offer `connect(name)`.
+   */
+  serversNeedingAuth: readonly string[];
+  /**
+   * Signs in to the agent's MCP server `server` (`McpServer.authorize()`): call it from the
+   * click handler (a popup). Resolves `'authorized'`, or `'redirected'` when the popup was
+   * blocked and the page is leaving for the authorization server.
+   *
+   * @throws SwitchboardError (as a rejection) `invalid_input` for an unknown server, or
+   *   `needs_auth` when the user closed the popup or denied.
+   */
+  connect(server: string): Promise<McpAuthorizeOutcome>;
+  /**
+   * Answers an `authorization` interrupt: signs in to its server, then resumes with `approve`
+   * (the call is made again). Call it from the click handler.
+   */
+  authorizeAndResume(callId: string): Promise<RunResult | undefined>;
 }
 
 /** Changes React must see at once; only message updates while streaming wait for a frame. */
@@ -63,6 +83,7 @@ function isUrgent(previous: ChatSnapshot, next: ChatSnapshot): boolean {
     next.status !== 'streaming' ||
     previous.interrupts !== next.interrupts ||
     previous.error !== next.error ||
+    previous.serversNeedingAuth !== next.serversNeedingAuth ||
     previous.threadId !== next.threadId
   );
 }
@@ -142,6 +163,11 @@ export function useAgent(
   );
   const approve = useCallback((callId: string) => chat.approve(callId), [chat]);
   const reject = useCallback((callId: string) => chat.reject(callId), [chat]);
+  const connect = useCallback((server: string) => chat.connect(server), [chat]);
+  const authorizeAndResume = useCallback(
+    (callId: string) => chat.authorizeAndResume(callId),
+    [chat],
+  );
   return {
     threadId: snapshot.threadId,
     messages: snapshot.messages,
@@ -153,5 +179,8 @@ export function useAgent(
     resolve,
     approve,
     reject,
+    serversNeedingAuth: snapshot.serversNeedingAuth,
+    connect,
+    authorizeAndResume,
   };
 }

@@ -60,6 +60,19 @@ export interface ToolResultChunk extends ChunkBase {
   output: ToolOutput;
 }
 
+/**
+ * An MCP server needs the user to sign in before it can list its tools (OAuth, status
+ * `needs-auth`): this run goes on without its tools. Offer `McpServer.authorize()` ("Connect").
+ * Not stored in history.
+ */
+export interface ServerNeedsAuthChunk extends ChunkBase {
+  type: 'server.needs_auth';
+  /** The MCP server's name. */
+  server: string;
+  /** The `needs_auth` error's message (never a token). */
+  message: string;
+}
+
 /** The run ended normally. */
 export interface RunCompletedChunk extends ChunkBase {
   type: 'run.completed';
@@ -96,6 +109,7 @@ export type Chunk =
   | ToolCallChunk
   | ToolProgressChunk
   | ToolResultChunk
+  | ServerNeedsAuthChunk
   | RunCompletedChunk
   | RunPausedChunk
   | RunFailedChunk

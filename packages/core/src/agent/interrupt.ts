@@ -15,8 +15,13 @@ export interface Interrupt {
   server?: string;
   /** The arguments of the held call (parsed JSON). */
   arguments: unknown;
-  /** `approval`: allow the call? `form`: fill `requestedSchema`. `url`: open `url`? */
-  mode: 'approval' | 'form' | 'url';
+  /**
+   * `approval`: allow the call? `form`: fill `requestedSchema`. `url`: open `url`?
+   * `authorization`: the MCP server `server` wants the user to sign in (OAuth): call its
+   * `authorize()` (from a click: it opens a popup), then resolve `approve` to make the call again
+   * (`reject`/`cancel`: the call fails with "declined"/"cancelled").
+   */
+  mode: 'approval' | 'form' | 'url' | 'authorization';
   /** The server's message to the user (form and url modes). */
   message?: string;
   /** Restricted JSON Schema of the answer (form mode; MCP `requestedSchema`). */

@@ -569,9 +569,17 @@ class Run {
   async #collectTools(): Promise<Tool[]> {
     const agent = this.#setup.agent;
     const lists = await Promise.all(
-      (agent.mcpServers ?? []).map((server) =>
-        server.listTools({ signal: this.#signal, runContext: this.#setup.runContext }),
-      ),
+      (agent.mcpServers ?? []).map(async (server) => {
+        try {
+          return await server.listTools({ signal: this.#signal, runContext: this.#setup.runContext });
+        } catch (error) {
+          // A server waiting for the user to sign in does not fail the run: it goes on without
+          // that server's tools, and the UI offers "Connect" (the chunk, and the server status).
+          if (!isSwitchboardError(error, 'needs_auth')) throw error;
+          this.#emit({ type: 'server.needs_auth', server: server.name, message: error.message });
+          return [];
+        }
+      }),
     );
     return [...(agent.tools ?? []), ...lists.flat()];
   }

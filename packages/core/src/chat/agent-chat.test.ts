@@ -62,7 +62,13 @@ describe('AgentChat', () => {
 
     const initial = chat.getSnapshot();
     expect(chat.getSnapshot()).toBe(initial);
-    expect(initial).toEqual({ threadId: 'thread-1', messages: [], status: 'idle', interrupts: [] });
+    expect(initial).toEqual({
+      threadId: 'thread-1',
+      messages: [],
+      status: 'idle',
+      interrupts: [],
+      serversNeedingAuth: [],
+    });
 
     const snapshots = record(chat);
     await chat.send('hi');
@@ -77,7 +83,13 @@ describe('AgentChat', () => {
     const withUser = snapshots.filter((snapshot) => snapshot.messages.length > 0);
     for (const snapshot of withUser) expect(snapshot.messages[0]).toBe(final.messages[0]);
     // The initial snapshot was not mutated.
-    expect(initial).toEqual({ threadId: 'thread-1', messages: [], status: 'idle', interrupts: [] });
+    expect(initial).toEqual({
+      threadId: 'thread-1',
+      messages: [],
+      status: 'idle',
+      interrupts: [],
+      serversNeedingAuth: [],
+    });
   });
 
   it('streams the answer into one assistant message', async () => {

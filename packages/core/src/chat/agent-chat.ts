@@ -3,6 +3,7 @@ import type { Chunk } from '../agent/chunks.ts';
 import type { Interrupt, Resolution } from '../agent/interrupt.ts';
 import type { RunHandle, RunResult } from '../agent/run-result.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
 import { chatMessagesFromItems, type ChatMessage, type ChatPart } from './chat-message.ts';
 
 /** What a chat is doing. `paused`: interrupts wait for the human. */
@@ -17,6 +18,11 @@ export interface ChatSnapshot {
   interrupts: readonly Interrupt[];
   /** The last run's error (or an invalid answer's), until the next `send` or `resolve`. */
   error?: SwitchboardError;
+  /**
+   * Names of the agent's MCP servers waiting for the user to sign in (status `needs-auth`):
+   * show a "Connect" button that calls {@link AgentChat.connect}. Kept current while subscribed.
+   */
+  serversNeedingAuth: readonly string[];
 }
 
 /**
@@ -33,6 +39,8 @@ export class AgentChat {
   #loaded: Promise<void> | undefined;
   /** Answers given while a run was streaming; sent when it ends. */
   #queued: Resolution[] = [];
+  /** Unsubscribes from the MCP servers' status while this chat has listeners. */
+  #unwatchServers: (() => void) | undefined;
 
   constructor(agent: Agent, options: { threadId?: string } = {}) {
     this.agent = agent;
@@ -41,12 +49,19 @@ export class AgentChat {
       messages: [],
       status: 'idle',
       interrupts: [],
+      serversNeedingAuth: serversNeedingAuth(agent),
     };
   }
 
   subscribe(listener: () => void): () => void {
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.#unwatchServers ??= this.#watchServers();
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size > 0) return;
+      this.#unwatchServers?.();
+      this.#unwatchServers = undefined;
+    };
   }
 
   getSnapshot(): ChatSnapshot {
@@ -143,6 +158,43 @@ export class AgentChat {
   /** Rejects a held call (MCP elicitation: `decline`). */
   reject(callId: string): Promise<RunResult | undefined> {
     return this.resolve(callId, 'reject');
+  }
+
+  /**
+   * Signs the user in to the agent's MCP server `server` (`McpServer.authorize()`: a popup in
+   * the browser, so call it straight from the click handler).
+   *
+   * @throws SwitchboardError `invalid_input` when the agent has no MCP server of that name, or
+   *   any failure of `McpServer.authorize()`.
+   */
+  connect(server: string): Promise<McpAuthorizeOutcome> {
+    const found = this.agent.options.mcpServers?.find((candidate) => candidate.name === server);
+    if (found === undefined) {
+      return Promise.reject(
+        new SwitchboardError('invalid_input', `The agent has no MCP server named "${server}".`),
+      );
+    }
+    return found.authorize();
+  }
+
+  /**
+   * Answers an `authorization` interrupt: signs in to its server ({@link connect}), then
+   * resumes with `approve` so the call is made again. When the popup was blocked, the page is
+   * leaving for the authorization server: the interrupt stays pending (still there after the
+   * reload; answer it again then). A failed sign-in leaves it pending and rejects.
+   */
+  async authorizeAndResume(callId: string): Promise<RunResult | undefined> {
+    const interrupt = this.#snapshot.interrupts.find((candidate) => candidate.callId === callId);
+    if (interrupt?.mode !== 'authorization' || interrupt.server === undefined) {
+      throw new SwitchboardError(
+        'unknown_call_id',
+        `No authorization interrupt of call "${callId}" is waiting.`,
+        { details: { callId } },
+      );
+    }
+    const outcome = await this.connect(interrupt.server);
+    if (outcome === 'redirected') return undefined;
+    return await this.resolve(callId, 'approve');
   }
 
   /** Stops the streaming run, if any. */
@@ -270,6 +322,20 @@ export class AgentChat {
     this.#set({ messages });
   }
 
+  #watchServers(): () => void {
+    const update = (): void => {
+      const names = serversNeedingAuth(this.agent);
+      const current = this.#snapshot.serversNeedingAuth;
+      if (names.length === current.length && names.every((name, i) => name === current[i])) return;
+      this.#set({ serversNeedingAuth: names });
+    };
+    const unsubscribes = (this.agent.options.mcpServers ?? []).map((server) => server.subscribe(update));
+    update();
+    return () => {
+      for (const unsubscribe of unsubscribes) unsubscribe();
+    };
+  }
+
   #set(change: Partial<ChatSnapshot>): void {
     this.#snapshot = { ...this.#snapshot, ...change };
     this.#notify();
@@ -278,6 +344,13 @@ export class AgentChat {
   #notify(): void {
     for (const listener of this.#listeners) listener();
   }
+}
+
+/** The names of `agent`'s MCP servers whose status is `needs-auth`, in the agent's order. */
+function serversNeedingAuth(agent: Agent): string[] {
+  return (agent.options.mcpServers ?? [])
+    .filter((server) => server.getSnapshot().status === 'needs-auth')
+    .map((server) => server.name);
 }
 
 /** Marks the tool-call parts of held calls as `waiting`. */

@@ -43,7 +43,9 @@ type McpResumeState =
   /** A pushed request (2025 era): what was asked, to recognise it when the server asks again. */
   | { kind: 'pushed'; request: InputRequest }
   /** Error -32042: URL elicitations required before the call can succeed. */
-  | { kind: 'url-required'; url: string; shownUrls: string[] };
+  | { kind: 'url-required'; url: string; shownUrls: string[] }
+  /** The server wants OAuth authorization (401, or 403 step-up needing consent): `attempts` so far. */
+  | { kind: 'authorization'; attempts: number };
 
 /** Everything one call needs from its {@link McpServer}. */
 export interface McpCallScope {
@@ -54,10 +56,19 @@ export interface McpCallScope {
   where: string;
   timeoutMs: number;
   maxTotalTimeoutMs: number;
+  /**
+   * A `needs_auth` failure becomes an `authorization` interrupt (agent runs: the user signs in,
+   * the call is made again) instead of a thrown error (direct calls).
+   */
+  authorizationInterrupts: boolean;
+  /** Told about every `needs_auth` failure (the server's status becomes `needs-auth`). */
+  onNeedsAuth(error: SwitchboardError): void;
 }
 
 const validator = new CfWorkerJsonSchemaValidator();
 const RESULT_SCHEMA = withInputRequired(specTypeSchemas.CallToolResult);
+/** Sign-ins one call asks for before it gives up (the server keeps refusing fresh tokens). */
+const MAX_AUTHORIZATION_ATTEMPTS = 3;
 /** The SDK's own timeout is switched off (our {@link CallTimer} keeps time); max setTimeout. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
@@ -100,7 +111,16 @@ export async function callMcpTool(
     shownUrls = state.shownUrls;
   } else if (resume !== undefined && state?.kind === 'pushed') {
     storedAnswer = { request: state.request, resolution: resume.resolution };
+  } else if (resume !== undefined && state?.kind === 'authorization') {
+    if (resume.resolution.action !== 'approve') {
+      const verb = resume.resolution.action === 'reject' ? 'declined' : 'cancelled';
+      return errorOutput(
+        verb,
+        `The user ${verb} signing in to ${scope.where}; the call was not made.`,
+      );
+    }
   }
+  const authorizationAttempts = state?.kind === 'authorization' ? state.attempts : 0;
 
   const timer = new CallTimer(scope.timeoutMs, scope.maxTotalTimeoutMs, context.signal);
   const untrack = scope.router.track(context.callId);
@@ -175,6 +195,19 @@ export async function callMcpTool(
       tool.outputSchema,
     );
   } catch (caught) {
+    if (caught instanceof SwitchboardError && caught.code === 'needs_auth') {
+      scope.onNeedsAuth(caught);
+      if (scope.authorizationInterrupts && authorizationAttempts < MAX_AUTHORIZATION_ATTEMPTS) {
+        return context.interrupt(
+          {
+            mode: 'authorization',
+            message: `${scope.where} needs you to sign in before ${tool.name} can run.`,
+          },
+          { kind: 'authorization', attempts: authorizationAttempts + 1 } satisfies McpResumeState,
+        );
+      }
+      throw caught;
+    }
     // The connection classifies failures; the server's own error is kept as the cause.
     const error: unknown =
       caught instanceof SwitchboardError && caught.cause !== undefined ? caught.cause : caught;

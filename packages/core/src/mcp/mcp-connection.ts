@@ -1,9 +1,10 @@
-import type {
-  Client,
-  DiscoverResult,
-  OAuthClientProvider,
-  PriorDiscovery,
-  Transport,
+import {
+  StreamableHTTPClientTransport,
+  type Client,
+  type DiscoverResult,
+  type OAuthClientProvider,
+  type PriorDiscovery,
+  type Transport,
 } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { headerSetKey } from './connection/header-set-key.ts';
@@ -71,6 +72,11 @@ export interface McpConnectionOptions {
    */
   authProvider?: OAuthClientProvider;
   /**
+   * The fetch for the SDK's OAuth requests (discovery, registration, token). Default: `fetch`.
+   * Set from the provider's `coordinateTokenRequests` when it has one (refresh single-flight).
+   */
+  authFetch?: typeof fetch;
+  /**
    * Timeout of the connect handshake (probe, `initialize`) and bound of the `DELETE` on close,
    * in ms. Default 60 000. Operations set their own request timeouts.
    */
@@ -92,6 +98,22 @@ export interface McpFinishAuthorizationOptions {
 export interface McpUseOptions {
   /** Aborting rejects `use` at once with `aborted` (a shared connect goes on for others). */
   signal?: AbortSignal;
+}
+
+/**
+ * `{ authFetch }` when the provider coordinates its token requests (refresh single-flight across
+ * requests and tabs; `InteractiveOAuthProvider.coordinateTokenRequests`), else nothing. Made once
+ * per connection so every session shares it.
+ */
+function coordinatedAuthFetch(
+  provider: OAuthClientProvider,
+  options: McpConnectionOptions,
+): { authFetch?: typeof fetch } {
+  const coordinate = (provider as { coordinateTokenRequests?: unknown }).coordinateTokenRequests;
+  if (typeof coordinate !== 'function') return {};
+  const base: typeof fetch =
+    options.authFetch ?? options.fetch ?? ((input, init) => fetch(input, init));
+  return { authFetch: (coordinate as (next: typeof fetch) => typeof fetch).call(provider, base) };
 }
 
 /** Default of {@link McpConnectionOptions.timeoutMs}, in ms. */
@@ -195,7 +217,11 @@ export class McpConnection {
     this.#options =
       provider === undefined
         ? options
-        : { ...options, authProvider: this.#recordRedirects(provider) };
+        : {
+            ...options,
+            authProvider: this.#recordRedirects(provider),
+            ...coordinatedAuthFetch(provider, options),
+          };
     this.#timeoutMs = timeoutMs;
     this.#where =
       options.createTransport === undefined && options.url !== undefined
@@ -210,6 +236,15 @@ export class McpConnection {
    */
   get info(): McpConnectionInfo | undefined {
     return this.#info;
+  }
+
+  /**
+   * The authorization URL the SDK asked the user to visit (via the provider's
+   * `redirectToAuthorization`), until {@link finishAuthorization} completes it. It carries
+   * `state` and the PKCE challenge, never a token.
+   */
+  get pendingAuthorizationUrl(): URL | undefined {
+    return this.#authorizationUrl;
   }
 
   /** Where the connection stands, as of its last connect attempt (or `closed`). */
@@ -297,11 +332,12 @@ export class McpConnection {
    * Completes an OAuth authorization that a `needs_auth` failure started: the SDK transport's
    * `finishAuth` validates `iss` (RFC 9207) and exchanges the code for tokens, which the auth
    * provider saves. Check `state` before calling (the SDK does not). The next {@link use}
-   * connects with the new token.
+   * connects with the new token. Works after a page reload too (redirect flow): a fresh
+   * transport finishes from the provider's persisted discovery state and code verifier.
    *
    * @param callback The callback URL's `searchParams` (preferred: `code` and `iss` are read
    *   from it), or the bare authorization `code`.
-   * @throws SwitchboardError `invalid_input` (no `authProvider`, or no authorization pending),
+   * @throws SwitchboardError `invalid_input` (no `authProvider`, or not an HTTP server),
    *   `needs_auth` (the exchange did not authorize), `http_status`, `connection_refused`,
    *   `aborted`, or `mcp_error` (e.g. an `iss` mismatch); messages never contain the code or a
    *   token.
@@ -311,13 +347,13 @@ export class McpConnection {
     options: McpFinishAuthorizationOptions = {},
   ): Promise<void> {
     this.#throwIfClosed();
-    const transport = this.#authTransport;
-    if (this.#options.authProvider === undefined || transport === undefined) {
-      throw new SwitchboardError(
-        'invalid_input',
-        `${this.#where} has no OAuth authorization pending (it needs an authProvider and a needs_auth failure first).`,
-      );
+    const provider = this.#options.authProvider;
+    if (provider === undefined) {
+      throw new SwitchboardError('invalid_input', `${this.#where} has no authProvider.`);
     }
+    // After a redirect round trip (a page reload) the transport that asked is gone: a fresh one
+    // finishes from the provider's persisted discovery state and code verifier.
+    const transport = this.#authTransport ?? this.#finishingTransport(provider);
     const finishing = transport as Transport & {
       finishAuth?: (callback: string | URLSearchParams, iss?: string) => Promise<void>;
     };
@@ -709,6 +745,19 @@ export class McpConnection {
         const value: unknown = Reflect.get(target, property, target);
         return typeof value === 'function' ? value.bind(target) : value;
       },
+    });
+  }
+
+  /** An unstarted transport, only to run the SDK's `finishAuth` (code exchange) with `provider`. */
+  #finishingTransport(provider: OAuthClientProvider): Transport {
+    const url = this.#options.url;
+    if (url === undefined) {
+      throw new SwitchboardError('invalid_input', `${this.#where}: OAuth needs an HTTP server.`);
+    }
+    const fetchImpl = this.#options.authFetch ?? this.#options.fetch;
+    return new StreamableHTTPClientTransport(url, {
+      authProvider: provider,
+      ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }),
     });
   }
 

@@ -216,14 +216,26 @@ describe('mcpServer with an OAuth authProvider', () => {
     }
   });
 
-  it('rejects finishAuthorization when no authorization is pending', async () => {
+  it('finishes an authorization in a new McpServer (a reload after the redirect flow)', async () => {
     const gate = oauthGate(everything.url);
     const { provider } = memoryProvider();
-    const server = mcpServer({
-      url: everything.url,
-      fetch: gate.fetchImpl,
-      authProvider: provider,
-    });
+    const before = mcpServer({ url: everything.url, fetch: gate.fetchImpl, authProvider: provider });
+    const failure = await before.listTools().catch((error: unknown) => error);
+    expect(isSwitchboardError(failure, 'needs_auth')).toBe(true);
+    await before.close();
+    // The page came back from the authorization server: a new server object, the same storage.
+    const after = mcpServer({ url: everything.url, fetch: gate.fetchImpl, authProvider: provider });
+    try {
+      await after.finishAuthorization(CODE);
+      expect((await after.listTools()).length).toBeGreaterThan(0);
+      expect(after.getSnapshot().status).toBe('connected');
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('rejects finishAuthorization without an authProvider', async () => {
+    const server = mcpServer({ url: everything.url });
     try {
       const failure = await server.finishAuthorization(CODE).catch((error: unknown) => error);
       expect(isSwitchboardError(failure, 'invalid_input')).toBe(true);

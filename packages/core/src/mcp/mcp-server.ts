@@ -5,7 +5,7 @@ import type {
   Tool as McpTool,
   Transport,
 } from '@modelcontextprotocol/client';
-import { SwitchboardError } from '../errors/switchboard-error.ts';
+import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { ToolOutput } from '../items.ts';
 import type { ToolAnnotations } from '../tools/tool-annotations.ts';
 import type { Resolution } from '../agent/interrupt.ts';
@@ -16,7 +16,8 @@ import type {
   ToolInterruptResult,
   ToolResume,
 } from '../tools/tool-types.ts';
-import { callMcpTool, toInputRequest, type ActiveCall } from './call-mcp-tool.ts';
+import type { InteractiveOAuthProvider, OAuthAccountState } from '../oauth/interactive-oauth-provider.ts';
+import { callMcpTool, toInputRequest, type ActiveCall, type McpCallScope } from './call-mcp-tool.ts';
 import { ElicitationRouter } from './elicitation-router.ts';
 import { listAllTools } from './list-all-tools.ts';
 import {
@@ -79,6 +80,12 @@ export interface McpServerOptions {
    * provider's `redirectToAuthorization` was given), the snapshot status is `needs-auth`, and
    * {@link McpServer.finishAuthorization} completes it with the callback's code. The OAuth
    * requests go to `fetch` without `headers`. Tokens never enter errors or the schema cache.
+   *
+   * With an {@link InteractiveOAuthProvider} (`browserOAuthProvider()`, or `nodeOAuthProvider()`
+   * from `@switchboard/core/node`) the server also offers {@link McpServer.authorize} (the
+   * "Connect" button), {@link McpServer.signOut} and the non-secret `account` in its snapshot,
+   * finishes a redirect-flow sign-in after a page reload by itself, and an agent run that hits
+   * `needs_auth` on a tool call pauses with an `authorization` interrupt instead of failing.
    */
   authProvider?: OAuthClientProvider;
 }
@@ -106,7 +113,19 @@ export interface McpServerSnapshot {
   tools?: readonly McpToolDescriptor[];
   /** `elicitationId`s the server reported complete (`notifications/elicitation/complete`). */
   completedElicitations: readonly string[];
+  /**
+   * Whether the user is signed in to the server's authorization server, with an
+   * {@link InteractiveOAuthProvider} (never a token). Absent without one.
+   */
+  account?: OAuthAccountState;
 }
+
+/** What {@link McpServer.authorize} did. */
+export type McpAuthorizeOutcome =
+  /** Signed in (or already was): the server is connected. */
+  | 'authorized'
+  /** The popup was blocked: the page is navigating to the authorization server (redirect flow). */
+  | 'redirected';
 
 /** A tool as the server listed it, offered under a provider-safe name. */
 export interface McpToolDescriptor extends Tool {
@@ -147,6 +166,10 @@ export class McpServer {
   #subscription: Promise<McpSubscription | undefined> | undefined;
   #snapshot: McpServerSnapshot = { status: 'idle', completedElicitations: [] };
   readonly #listeners = new Set<() => void>();
+  /** Set with an interactive OAuth provider: ends the account-state subscription on close. */
+  #unsubscribeAccount: (() => void) | undefined;
+  /** Finishing a sign-in that came back by redirect (checked once, before the first connect). */
+  #redirectFinish: Promise<void> | undefined;
 
   constructor(options: McpServerOptions) {
     this.#options = options;
@@ -183,6 +206,11 @@ export class McpServer {
     this.url = url;
     this.name = options.name ?? url.host;
     this.#where = describeServer(this.name, url);
+    const provider = interactiveProvider(options.authProvider);
+    if (provider !== undefined) {
+      this.#unsubscribeAccount = provider.subscribe(() => void this.#refreshAccount(provider));
+      void this.#refreshAccount(provider);
+    }
   }
 
   /** Subscribes to snapshot changes; returns the unsubscribe function. */
@@ -239,6 +267,80 @@ export class McpServer {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       runContext: options.runContext,
     });
+  }
+
+  /**
+   * Signs the user in (MCP authorization 2025-11-25), for a "Connect" button: with an
+   * authorization pending (status `needs-auth`) the provider's `authorize` opens it at once (a
+   * browser popup: call this from the click handler, before any other `await`); otherwise it
+   * connects first, and signs in only if the server asks. Then it finishes the code exchange
+   * ({@link finishAuthorization}) and reconnects.
+   *
+   * @returns `authorized`, or `redirected` when the popup was blocked and the page is leaving for
+   *   the authorization server (the sign-in finishes after it comes back, on the first connect).
+   * @throws SwitchboardError `invalid_input` without an {@link InteractiveOAuthProvider};
+   *   `needs_auth` when the user denied, closed the popup, or the state did not match;
+   *   `aborted`; or any failure of {@link connect}.
+   */
+  async authorize(
+    options: { signal?: AbortSignal; runContext?: unknown } = {},
+  ): Promise<McpAuthorizeOutcome> {
+    const provider = interactiveProvider(this.#options.authProvider);
+    if (provider === undefined) {
+      throw new SwitchboardError(
+        'invalid_input',
+        `${this.#where} has no interactive authProvider (browserOAuthProvider or nodeOAuthProvider).`,
+      );
+    }
+    const signal = options.signal === undefined ? {} : { signal: options.signal };
+    let url = this.#ensureConnection().pendingAuthorizationUrl;
+    if (url === undefined) {
+      try {
+        await this.connect(options);
+        return 'authorized';
+      } catch (error) {
+        if (!isSwitchboardError(error, 'needs_auth')) throw error;
+      }
+      url = this.#ensureConnection().pendingAuthorizationUrl;
+      if (url === undefined) {
+        throw new SwitchboardError(
+          'needs_auth',
+          `${this.#where} refused its token but started no authorization.`,
+        );
+      }
+    }
+    // No await before this call: a browser opens its popup only within the click's activation.
+    const callback = await provider.authorize(url, signal);
+    if (callback === undefined) return 'redirected';
+    await this.finishAuthorization(callback, options);
+    return 'authorized';
+  }
+
+  /**
+   * Signs the user out: the provider forgets this server's tokens (and, with `forgetClient`,
+   * its client registration), the sessions end, and the listing is forgotten (memory and schema
+   * cache: what a server lists may depend on who is signed in). The next use needs a sign-in.
+   *
+   * @throws SwitchboardError `invalid_input` without an {@link InteractiveOAuthProvider}.
+   */
+  async signOut(options: { forgetClient?: boolean; signal?: AbortSignal } = {}): Promise<void> {
+    const provider = interactiveProvider(this.#options.authProvider);
+    if (provider === undefined) {
+      throw new SwitchboardError('invalid_input', `${this.#where} has no interactive authProvider.`);
+    }
+    await provider.signOut(options.forgetClient === true ? { forgetClient: true } : {});
+    const connection = this.#connection;
+    const subscription = this.#subscription;
+    this.#connection = undefined;
+    this.#subscription = undefined;
+    await (await subscription?.catch(() => undefined))?.close().catch(() => undefined);
+    await connection?.close();
+    await this.invalidate(options.signal === undefined ? {} : { signal: options.signal });
+    const next: McpServerSnapshot = { ...this.#snapshot, status: 'idle' };
+    delete next.error;
+    delete next.tools;
+    this.#update(next);
+    await this.#refreshAccount(provider);
   }
 
   /**
@@ -299,7 +401,7 @@ export class McpServer {
     // Each round answers one question; a server that keeps asking is stopped after a bound.
     for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
       const result = await callMcpTool(
-        this.#callScope(),
+        this.#callScope(false),
         {
           name,
           ...(listed?.outputSchema === undefined ? {} : { outputSchema: listed.outputSchema }),
@@ -335,6 +437,8 @@ export class McpServer {
     this.#connection = undefined;
     this.#subscription = undefined;
     this.#tools = undefined;
+    this.#unsubscribeAccount?.();
+    this.#unsubscribeAccount = undefined;
     await (await subscription)?.close().catch(() => undefined);
     await connection?.close();
     this.#update({ status: 'closed', completedElicitations: [] });
@@ -434,7 +538,7 @@ export class McpServer {
       inputSchema: listed.inputSchema as Record<string, unknown>,
       execute: async (args, context): Promise<ToolOutput | ToolInterruptResult> =>
         await callMcpTool(
-          this.#callScope(),
+          this.#callScope(true),
           { name: listed.name, ...(outputSchema === undefined ? {} : { outputSchema }) },
           (args ?? {}) as Record<string, unknown>,
           context,
@@ -449,7 +553,7 @@ export class McpServer {
     return tool;
   }
 
-  #callScope() {
+  #callScope(authorizationInterrupts: boolean): McpCallScope {
     return {
       connection: this.#ensureConnection(),
       router: this.#router,
@@ -457,6 +561,8 @@ export class McpServer {
       where: this.#where,
       timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxTotalTimeoutMs: this.#options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS,
+      authorizationInterrupts,
+      onNeedsAuth: (error) => this.#update({ ...this.#snapshot, status: 'needs-auth', error }),
     };
   }
 
@@ -468,6 +574,7 @@ export class McpServer {
     const connection = this.#ensureConnection();
     if (connection.info === undefined) this.#update({ ...this.#snapshot, status: 'connecting' });
     try {
+      await this.#finishRedirectedSignIn(connection);
       const result = await connection.use(
         runContext,
         operation,
@@ -483,6 +590,41 @@ export class McpServer {
       }
       throw failure;
     }
+  }
+
+  /**
+   * Once per server: a sign-in that came back by redirect (the popup was blocked) is finished
+   * before the first connect. A failure is left to the connect, which then asks again.
+   */
+  async #finishRedirectedSignIn(connection: McpConnection): Promise<void> {
+    const provider = interactiveProvider(this.#options.authProvider);
+    if (provider === undefined) return;
+    this.#redirectFinish ??= (async () => {
+      const callback = await provider.takeRedirectCallback().catch(() => undefined);
+      if (callback === undefined) return;
+      await connection.finishAuthorization(callback).catch(() => undefined);
+    })();
+    await this.#redirectFinish;
+  }
+
+  async #refreshAccount(provider: InteractiveOAuthProvider): Promise<void> {
+    let account: OAuthAccountState;
+    try {
+      account = await provider.accountState();
+    } catch {
+      return; // storage unavailable: the status still tells the story
+    }
+    const current = this.#snapshot.account;
+    if (
+      current !== undefined &&
+      current.signedIn === account.signedIn &&
+      current.issuer === account.issuer &&
+      current.scope === account.scope &&
+      current.expiresAt === account.expiresAt
+    ) {
+      return;
+    }
+    this.#update({ ...this.#snapshot, account });
   }
 
   #ensureConnection(): McpConnection {
@@ -608,4 +750,18 @@ function matches(list: ToolNameList | undefined, name: string): boolean {
 /** Creates an {@link McpServer}. See {@link McpServerOptions}. */
 export function mcpServer(options: McpServerOptions): McpServer {
   return new McpServer(options);
+}
+
+/** `provider` when it is an {@link InteractiveOAuthProvider} (it can take the user to sign in). */
+function interactiveProvider(
+  provider: OAuthClientProvider | undefined,
+): InteractiveOAuthProvider | undefined {
+  const candidate = provider as Partial<InteractiveOAuthProvider> | undefined;
+  return typeof candidate?.authorize === 'function' &&
+    typeof candidate.takeRedirectCallback === 'function' &&
+    typeof candidate.signOut === 'function' &&
+    typeof candidate.accountState === 'function' &&
+    typeof candidate.subscribe === 'function'
+    ? (candidate as InteractiveOAuthProvider)
+    : undefined;
 }

@@ -16,7 +16,11 @@ export interface ToolProgress {
 
 /** What a tool asks the human for (form or URL elicitation), see {@link ToolContext.requestInput}. */
 export interface InputRequest {
-  mode: 'form' | 'url';
+  /**
+   * `form`: fill `requestedSchema`. `url`: open `url`. `authorization`: the tool's MCP server
+   * wants the user to sign in (OAuth; `McpServer.authorize()`), then the call is made again.
+   */
+  mode: 'form' | 'url' | 'authorization';
   message?: string;
   /** MCP `requestedSchema` (form mode). */
   requestedSchema?: JsonSchema;

@@ -312,6 +312,7 @@ function createTransport(
   }
   const baseFetch: typeof fetch = connection.fetch ?? ((input, init) => fetch(input, init));
   const authProvider = connection.authProvider;
+  const authFetch = connection.authFetch;
   if (kind === 'sse') {
     return new SSEClientTransport(url, {
       fetch: createSessionFetch({
@@ -319,6 +320,7 @@ function createTransport(
         headers: options.headers,
         middleware: connection.fetchMiddleware,
         blockStandaloneGet: false,
+        ...(authFetch === undefined ? {} : { authFetch }),
         ...(authProvider === undefined ? {} : { serverOrigin: url.origin }),
       }),
       ...(authProvider === undefined ? {} : { authProvider }),
@@ -332,6 +334,7 @@ function createTransport(
       blockStandaloneGet: connection.disableStandaloneSse === true,
       handshake: options.handshake,
       onAnswerLost,
+      ...(authFetch === undefined ? {} : { authFetch }),
       ...(authProvider === undefined ? {} : { serverUrl: url }),
     }),
     ...(authProvider === undefined ? {} : { authProvider }),

@@ -14,6 +14,12 @@ export interface HandshakeRecord {
 export interface SessionFetchOptions {
   /** The fetch that reaches the network. */
   baseFetch: typeof fetch;
+  /**
+   * With OAuth: the fetch for the SDK's requests elsewhere than the MCP endpoint (discovery,
+   * registration, token). Default `baseFetch`. An auth provider may wrap it to coordinate
+   * refreshes (see `InteractiveOAuthProvider.coordinateTokenRequests`).
+   */
+  authFetch?: typeof fetch;
   /** Resolved caller headers, set on every request (the SDK's own headers win on a clash). */
   headers: Readonly<Record<string, string>>;
   /** Wraps `baseFetch`; it sees every request with the caller's headers applied. */
@@ -57,7 +63,7 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   const watching = handshake !== undefined || onAnswerLost !== undefined;
 
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    if (!reachesServer(input, options)) return options.baseFetch(input, init);
+    if (!reachesServer(input, options)) return (options.authFetch ?? options.baseFetch)(input, init);
     const headers = new Headers(init?.headers);
     const method = (init?.method ?? 'GET').toUpperCase();
     if (options.blockStandaloneGet && method === 'GET' && !headers.has('last-event-id')) {
