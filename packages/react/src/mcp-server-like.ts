@@ -5,10 +5,7 @@ import type { McpServer } from '@switchboard/core';
  * `connect` and `listTools`, and for OAuth servers `authorize` / `signOut`. Any object with these
  * members works (handy in tests).
  */
-export type McpServerLike = Pick<
-  McpServer,
-  'subscribe' | 'getSnapshot' | 'connect' | 'listTools'
-> &
+export type McpServerLike = Pick<McpServer, 'subscribe' | 'getSnapshot' | 'connect' | 'listTools'> &
   Partial<Pick<McpServer, 'authorize' | 'signOut'>> & {
     readonly name?: string;
   };

@@ -571,7 +571,10 @@ class Run {
     const lists = await Promise.all(
       (agent.mcpServers ?? []).map(async (server) => {
         try {
-          return await server.listTools({ signal: this.#signal, runContext: this.#setup.runContext });
+          return await server.listTools({
+            signal: this.#signal,
+            runContext: this.#setup.runContext,
+          });
         } catch (error) {
           // A server waiting for the user to sign in does not fail the run: it goes on without
           // that server's tools, and the UI offers "Connect" (the chunk, and the server status).

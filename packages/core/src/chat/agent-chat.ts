@@ -329,7 +329,9 @@ export class AgentChat {
       if (names.length === current.length && names.every((name, i) => name === current[i])) return;
       this.#set({ serversNeedingAuth: names });
     };
-    const unsubscribes = (this.agent.options.mcpServers ?? []).map((server) => server.subscribe(update));
+    const unsubscribes = (this.agent.options.mcpServers ?? []).map((server) =>
+      server.subscribe(update),
+    );
     update();
     return () => {
       for (const unsubscribe of unsubscribes) unsubscribe();

@@ -219,7 +219,11 @@ describe('mcpServer with an OAuth authProvider', () => {
   it('finishes an authorization in a new McpServer (a reload after the redirect flow)', async () => {
     const gate = oauthGate(everything.url);
     const { provider } = memoryProvider();
-    const before = mcpServer({ url: everything.url, fetch: gate.fetchImpl, authProvider: provider });
+    const before = mcpServer({
+      url: everything.url,
+      fetch: gate.fetchImpl,
+      authProvider: provider,
+    });
     const failure = await before.listTools().catch((error: unknown) => error);
     expect(isSwitchboardError(failure, 'needs_auth')).toBe(true);
     await before.close();

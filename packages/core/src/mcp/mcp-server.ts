@@ -16,8 +16,16 @@ import type {
   ToolInterruptResult,
   ToolResume,
 } from '../tools/tool-types.ts';
-import type { InteractiveOAuthProvider, OAuthAccountState } from '../oauth/interactive-oauth-provider.ts';
-import { callMcpTool, toInputRequest, type ActiveCall, type McpCallScope } from './call-mcp-tool.ts';
+import type {
+  InteractiveOAuthProvider,
+  OAuthAccountState,
+} from '../oauth/interactive-oauth-provider.ts';
+import {
+  callMcpTool,
+  toInputRequest,
+  type ActiveCall,
+  type McpCallScope,
+} from './call-mcp-tool.ts';
 import { ElicitationRouter } from './elicitation-router.ts';
 import { listAllTools } from './list-all-tools.ts';
 import {
@@ -326,7 +334,10 @@ export class McpServer {
   async signOut(options: { forgetClient?: boolean; signal?: AbortSignal } = {}): Promise<void> {
     const provider = interactiveProvider(this.#options.authProvider);
     if (provider === undefined) {
-      throw new SwitchboardError('invalid_input', `${this.#where} has no interactive authProvider.`);
+      throw new SwitchboardError(
+        'invalid_input',
+        `${this.#where} has no interactive authProvider.`,
+      );
     }
     await provider.signOut(options.forgetClient === true ? { forgetClient: true } : {});
     const connection = this.#connection;

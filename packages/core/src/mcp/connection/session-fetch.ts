@@ -63,7 +63,8 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   const watching = handshake !== undefined || onAnswerLost !== undefined;
 
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    if (!reachesServer(input, options)) return (options.authFetch ?? options.baseFetch)(input, init);
+    if (!reachesServer(input, options))
+      return (options.authFetch ?? options.baseFetch)(input, init);
     const headers = new Headers(init?.headers);
     const method = (init?.method ?? 'GET').toUpperCase();
     if (options.blockStandaloneGet && method === 'GET' && !headers.has('last-event-id')) {
