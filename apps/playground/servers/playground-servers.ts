@@ -32,13 +32,18 @@ export interface PlaygroundServersOptions {
    * `/control/*`). Default: a free port.
    */
   demoPort?: number;
+  /**
+   * Port of the demo server's OAuth 2.1 authorization server (it protects
+   * `${demo}/protected/mcp`). Default: a free port.
+   */
+  authPort?: number;
   /** Vite's log level. Default `warn`. */
   logLevel?: LogLevel;
 }
 
 /** A preferred port that was taken, and the port used instead. */
 export interface PortFallback {
-  service: 'playground' | 'mcp' | 'model' | 'demo';
+  service: 'playground' | 'mcp' | 'model' | 'demo' | 'auth';
   wanted: number;
   used: number;
 }
@@ -58,6 +63,16 @@ export interface PlaygroundServers {
      * fault switches `${demo}/control/faults`.
      */
     demo: string;
+    /**
+     * The demo server's OAuth-protected MCP endpoint, `${demo}/protected/mcp` (2026-07-28, the
+     * demo tools plus `reset_demo_data`, which needs the `mcp:admin` scope).
+     */
+    protectedMcp: string;
+    /**
+     * Issuer URL of the authorization server protecting `protectedMcp`, e.g.
+     * `http://127.0.0.1:3004` (consent page, dynamic client registration, PKCE S256).
+     */
+    authorizationServer: string;
   };
   /** Preferred ports that were taken. */
   fallbacks: PortFallback[];
@@ -94,10 +109,12 @@ const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
 /**
  * Starts everything the playground page needs, all bound to 127.0.0.1:
  * `@modelcontextprotocol/server-everything` (a child process, Streamable HTTP, 2025 era), the
- * Switchboard demo MCP server (in this process: a 2026-07-28 endpoint with MRTR elicitation and
- * 2025-era endpoints with pushed elicitation), the scripted model server (offline, no real LLM)
+ * Switchboard demo MCP server (in this process: a 2026-07-28 endpoint with MRTR elicitation,
+ * 2025-era endpoints with pushed elicitation, and an OAuth-protected endpoint with its test
+ * authorization server on a port of its own), the scripted model server (offline, no real LLM)
  * and the page server (Vite). The page learns the server URLs through Vite `define`
- * (`import.meta.env.VITE_SWITCHBOARD_MCP_URL`, `VITE_SWITCHBOARD_DEMO_URL` and
+ * (`import.meta.env.VITE_SWITCHBOARD_MCP_URL`, `VITE_SWITCHBOARD_DEMO_URL`,
+ * `VITE_SWITCHBOARD_DEMO_PROTECTED_URL`, `VITE_SWITCHBOARD_AUTHORIZATION_SERVER_URL` and
  * `VITE_SWITCHBOARD_MODEL_BASE_URL`).
  *
  * When a start fails, whatever already started is stopped before the error is rethrown.
@@ -139,8 +156,14 @@ export async function startPlaygroundServers(
     if (demoPort.taken !== undefined) {
       fallbacks.push({ service: 'demo', wanted: demoPort.taken, used: demoPort.port });
     }
-    const demo = await startDemoServer({ port: demoPort.port });
+    const authPort = await pickPort(options.authPort);
+    if (authPort.taken !== undefined) {
+      fallbacks.push({ service: 'auth', wanted: authPort.taken, used: authPort.port });
+    }
+    const demo = await startDemoServer({ port: demoPort.port, oauth: { port: authPort.port } });
     closers.push(() => demo.close());
+    const protectedMcp = demo.protectedUrl ?? `${demo.url}/protected/mcp`;
+    const authorizationServer = demo.authorizationServerUrl ?? '';
 
     const wantedPagePort = options.playgroundPort ?? (await pickPort()).port;
     const config: InlineConfig = {
@@ -152,6 +175,9 @@ export async function startPlaygroundServers(
         'import.meta.env.VITE_SWITCHBOARD_MCP_URL': JSON.stringify(everything.url),
         'import.meta.env.VITE_SWITCHBOARD_MODEL_BASE_URL': JSON.stringify(modelBaseUrl),
         'import.meta.env.VITE_SWITCHBOARD_DEMO_URL': JSON.stringify(demo.url),
+        'import.meta.env.VITE_SWITCHBOARD_DEMO_PROTECTED_URL': JSON.stringify(protectedMcp),
+        'import.meta.env.VITE_SWITCHBOARD_AUTHORIZATION_SERVER_URL':
+          JSON.stringify(authorizationServer),
       },
     };
     const pagePort =
@@ -168,6 +194,8 @@ export async function startPlaygroundServers(
         mcp: everything.url,
         modelBaseUrl,
         demo: demo.url,
+        protectedMcp,
+        authorizationServer,
       },
       fallbacks,
       close,

@@ -3,9 +3,10 @@
  * the scripted model server and the Vite dev server — and prints where each one runs. Ctrl-C
  * (SIGINT) or SIGTERM stops them all.
  *
- * Ports default to 5173 (page), 3001 (everything MCP server), 3002 (model) and 3003 (demo MCP
- * server); a taken port is replaced by a free one. Override with PLAYGROUND_PORT,
- * PLAYGROUND_MCP_PORT, PLAYGROUND_MODEL_PORT and PLAYGROUND_DEMO_PORT.
+ * Ports default to 5173 (page), 3001 (everything MCP server), 3002 (model), 3003 (demo MCP
+ * server) and 3004 (the demo's OAuth authorization server); a taken port is replaced by a free
+ * one. Override with PLAYGROUND_PORT, PLAYGROUND_MCP_PORT, PLAYGROUND_MODEL_PORT,
+ * PLAYGROUND_DEMO_PORT and PLAYGROUND_AUTH_PORT.
  */
 import { startPlaygroundServers, type PlaygroundServers } from './playground-servers.ts';
 
@@ -24,6 +25,7 @@ const serviceNames = {
   mcp: 'everything MCP server',
   model: 'model server',
   demo: 'demo MCP server',
+  auth: 'OAuth authorization server',
 } as const;
 
 async function main(): Promise<void> {
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
     mcpPort: portFromEnvironment('PLAYGROUND_MCP_PORT', 3001),
     modelPort: portFromEnvironment('PLAYGROUND_MODEL_PORT', 3002),
     demoPort: portFromEnvironment('PLAYGROUND_DEMO_PORT', 3003),
+    authPort: portFromEnvironment('PLAYGROUND_AUTH_PORT', 3004),
   };
   console.log('Starting the Switchboard playground…');
   // Set once the start finished; a signal during the start finds it unset.
@@ -85,8 +88,12 @@ async function main(): Promise<void> {
     '                     Switchboard demo server, 2026-07-28 (stateless, MRTR elicitation)',
     `                   ${urls.demo}/legacy/mcp  and  ${urls.demo}/legacy/sse`,
     '                     the same demo tools, 2025 era (sessions, pushed elicitation) and legacy SSE',
+    `                   ${urls.protectedMcp}`,
+    '                     the same demo tools behind OAuth 2.1 (plus reset_demo_data, scope mcp:admin)',
     `                   ${urls.demo}/control/faults`,
     '                     fault switches, e.g. POST {"expireSessions":true}',
+    `  OAuth server:    ${urls.authorizationServer}`,
+    '                   test authorization server: consent page, dynamic registration, PKCE',
     `  Model server:    ${urls.modelBaseUrl}`,
     '                   scripted model (offline, no real LLM): OpenAI Chat Completions,',
     '                   Responses and Anthropic Messages formats',

@@ -23,6 +23,7 @@ export type {
   TextDoneChunk,
   ToolCallChunk,
   ToolProgressChunk,
+  ServerNeedsAuthChunk,
   ToolResultChunk,
 } from './agent/chunks.ts';
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
@@ -65,6 +66,7 @@ export type {
 export {
   McpServer,
   mcpServer,
+  type McpAuthorizeOutcome,
   type McpHeaders,
   type McpServerOptions,
   type McpServerSnapshot,
@@ -103,3 +105,43 @@ export {
   type ToolProgress,
   type ToolResume,
 } from './tools/tool-types.ts';
+export type {
+  InteractiveOAuthProvider,
+  OAuthAccountState,
+} from './oauth/interactive-oauth-provider.ts';
+export {
+  browserOAuthProvider,
+  type BrowserOAuthProviderOptions,
+} from './oauth/browser-oauth-provider.ts';
+export {
+  completeOAuthRedirect,
+  type CompleteOAuthRedirectOptions,
+  type CompleteOAuthRedirectOutcome,
+} from './oauth/complete-oauth-redirect.ts';
+export type { OAuthClientSettings, PreRegisteredClient } from './oauth/oauth-client-settings.ts';
+export type { AuthorizationFailureReason } from './oauth/authorization-callback.ts';
+export type {
+  OAuthCredentialStore,
+  OAuthFlowState,
+  OAuthFlowStore,
+  OAuthIssuerCredentials,
+  OAuthServerCredentials,
+  OAuthStore,
+  SavedOAuthTokens,
+} from './oauth/oauth-stores.ts';
+export { MemoryOAuthStore } from './oauth/memory-oauth-store.ts';
+export {
+  StoredOAuthProvider,
+  type OAuthCredentialScope,
+  type StoredOAuthProviderOptions,
+} from './oauth/stored-oauth-provider.ts';
+export {
+  IndexedDbOAuthCredentialStore,
+  type IndexedDbOAuthCredentialStoreOptions,
+} from './oauth/indexeddb-oauth-credential-store.ts';
+export {
+  SessionStorageOAuthFlowStore,
+  type SessionStorageOAuthFlowStoreOptions,
+} from './oauth/session-storage-oauth-flow-store.ts';
+export type { RefreshLock } from './oauth/refresh-lock.ts';
+export type { OAuthChangeChannel } from './oauth/oauth-change-channel.ts';

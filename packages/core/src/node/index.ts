@@ -5,3 +5,12 @@
 export { JsonlHistoryStore, type JsonlHistoryStoreOptions } from './jsonl-history-store.ts';
 export { stdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
 export { mcpServer, type NodeMcpServerOptions } from './mcp-server.ts';
+export {
+  nodeOAuthProvider,
+  type NodeOAuthProvider,
+  type NodeOAuthProviderOptions,
+} from './node-oauth-provider.ts';
+export {
+  FileOAuthCredentialStore,
+  type FileOAuthCredentialStoreOptions,
+} from './file-credential-store.ts';

@@ -38,10 +38,22 @@ export { startEverythingServer, stopProcess } from './everything-server.ts';
 export type { EverythingServer, EverythingServerOptions } from './everything-server.ts';
 export { findFreePort } from './free-port.ts';
 export { startDemoServer } from './demo-server/start-demo-server.ts';
-export type { DemoServer, DemoServerOptions } from './demo-server/start-demo-server.ts';
+export type {
+  DemoOAuthOptions,
+  DemoServer,
+  DemoServerOptions,
+} from './demo-server/start-demo-server.ts';
 export type {
   FaultSwitches,
   GetStreamFault,
   RefuseInitializeFault,
 } from './demo-server/fault-switches.ts';
 export type { RequestLogEntry } from './demo-server/request-log.ts';
+export { startTestAuthorizationServer } from './oauth/test-authorization-server.ts';
+export type {
+  AuthorizationServerRequest,
+  PreRegisteredClient,
+  TestAuthorizationServer,
+  TestAuthorizationServerOptions,
+  VerifiedAccessToken,
+} from './oauth/test-authorization-server.ts';

@@ -1,10 +1,12 @@
 /**
- * CLI: starts the demo MCP server and prints its URLs.
+ * CLI: starts the demo MCP server, with its OAuth-protected endpoint and the test authorization
+ * server, and prints their URLs.
  *
- * `PORT=3003 npx tsx packages/core/src/testing/demo-server/main.ts`
+ * `PORT=3003 AUTH_PORT=3004 npx tsx packages/core/src/testing/demo-server/main.ts`
  *
- * Environment: `PORT` (default 3003), `TOOL_COUNT` (filler tools, default 160), `PAGE_SIZE`
- * (tools per `tools/list` page, default 20). Stops on SIGINT/SIGTERM.
+ * Environment: `PORT` (default 3003), `AUTH_PORT` (the authorization server, default 3004),
+ * `TOOL_COUNT` (filler tools, default 160), `PAGE_SIZE` (tools per `tools/list` page, default
+ * 20). Stops on SIGINT/SIGTERM.
  */
 import { startDemoServer } from './start-demo-server.ts';
 
@@ -22,12 +24,15 @@ const server = await startDemoServer({
   port: integerFromEnvironment('PORT', 3003),
   toolCount: integerFromEnvironment('TOOL_COUNT', 160),
   pageSize: integerFromEnvironment('PAGE_SIZE', 20),
+  oauth: { port: integerFromEnvironment('AUTH_PORT', 3004) },
 });
 
 console.log(`Switchboard demo MCP server on ${server.url}`);
 console.log(`  modern (2026-07-28, MRTR)     ${server.modernUrl}`);
 console.log(`  legacy (2025, sessions)       ${server.legacyUrl}`);
 console.log(`  legacy HTTP+SSE (2024-11-05)  ${server.legacySseUrl}`);
+console.log(`  OAuth-protected (2026-07-28)  ${server.protectedUrl ?? ''}`);
+console.log(`  OAuth authorization server    ${server.authorizationServerUrl ?? ''}`);
 console.log(`  fault switches                ${server.url}/control/faults`);
 console.log(`  tools changed                 POST ${server.url}/control/tools-changed`);
 

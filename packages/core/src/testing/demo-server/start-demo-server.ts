@@ -2,6 +2,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { SwitchboardError } from '../../errors/switchboard-error.ts';
+import { startTestAuthorizationServer } from '../oauth/test-authorization-server.ts';
+import type { TestAuthorizationServer } from '../oauth/test-authorization-server.ts';
 import { handleControlRoute } from './control-routes.ts';
 import type { ControlContext } from './control-routes.ts';
 import { createDemoServerState } from './demo-server-state.ts';
@@ -21,6 +23,12 @@ import {
 import { LEGACY_MESSAGES_PATH, createLegacySseEndpoint } from './legacy-sse-endpoint.ts';
 import { createLegacyStreamableEndpoint } from './legacy-streamable-endpoint.ts';
 import { createModernEndpoint } from './modern-endpoint.ts';
+import {
+  PROTECTED_PATH,
+  PROTECTED_RESOURCE_METADATA_PATH,
+  createProtectedEndpoint,
+} from './protected-endpoint.ts';
+import type { ProtectedEndpoint } from './protected-endpoint.ts';
 import { cutEventStream, trackResponseStatus } from './request-log.ts';
 import type { RequestLogEntry } from './request-log.ts';
 
@@ -34,6 +42,21 @@ export interface DemoServerOptions {
   pageSize?: number;
   /** Aborting closes the server (as `close()` does); already aborted → the start rejects. */
   signal?: AbortSignal;
+  /**
+   * Also starts a test OAuth 2.1 authorization server (`startTestAuthorizationServer`) and serves
+   * `/protected/mcp` behind it. Unset (default): no OAuth, no protected endpoint.
+   */
+  oauth?: DemoOAuthOptions;
+}
+
+/** The authorization server of a demo server started with `oauth`. */
+export interface DemoOAuthOptions {
+  /** TCP port of the authorization server on 127.0.0.1. Default 0: an ephemeral port. */
+  port?: number;
+  /** Lifetime of its access tokens, in ms. Default 3_600_000 (one hour). */
+  accessTokenTtlMs?: number;
+  /** `page` (default): an HTML consent page; `auto`: approve at once (Node tests). */
+  consent?: 'page' | 'auto';
 }
 
 /** A running demo MCP server (one `node:http` server on 127.0.0.1). */
@@ -46,6 +69,22 @@ export interface DemoServer {
   legacyUrl: string;
   /** Legacy HTTP+SSE transport (2024-11-05): `${url}/legacy/sse`. */
   legacySseUrl: string;
+  /**
+   * With `oauth` only: `${url}/protected/mcp`, the modern endpoint's tools plus the admin tool
+   * `reset_demo_data`, behind OAuth. Every request needs `Authorization: Bearer <token>` from
+   * the authorization server with scope `mcp:tools` (and, when the token is bound to a resource,
+   * bound to this URL); otherwise 401 with `WWW-Authenticate: Bearer …, resource_metadata=…`.
+   * Calling `reset_demo_data` without `mcp:admin` is 403 `insufficient_scope` (step-up). Its
+   * RFC 9728 metadata is at `${url}/.well-known/oauth-protected-resource/protected/mcp`.
+   */
+  protectedUrl?: string;
+  /** With `oauth` only: the authorization server's issuer URL, `http://127.0.0.1:AUTH_PORT`. */
+  authorizationServerUrl?: string;
+  /**
+   * With `oauth` only: the running authorization server (verify or revoke tokens, read its
+   * request log). Closed by `close()`.
+   */
+  authorizationServer?: TestAuthorizationServer;
   /** Live fault switches (also reachable over HTTP at `/control/faults`). */
   faults: FaultSwitches;
   /** Every request received, oldest first (a live array). */
@@ -58,7 +97,7 @@ export interface DemoServer {
   close(): Promise<void>;
 }
 
-type McpRoute = 'modern' | 'legacy-streamable' | 'legacy-sse' | 'legacy-messages';
+type McpRoute = 'modern' | 'legacy-streamable' | 'legacy-sse' | 'legacy-messages' | 'protected';
 
 const MCP_ROUTES: Readonly<Record<string, McpRoute>> = {
   '/modern/mcp': 'modern',
@@ -96,6 +135,10 @@ function validateCount(name: string, value: number, minimum: number): number {
  * - `/legacy/sse` + `/legacy/messages?sessionId=`: v1 legacy HTTP+SSE transport.
  * - `GET|POST /control/faults`, `POST /control/tools-changed`, `GET /demo/authorize`, and
  *   `GET /` (a JSON index of the URLs).
+ * - With `oauth`: `/protected/mcp` (the modern endpoint behind OAuth, see
+ *   {@link DemoServer.protectedUrl}) and its metadata at
+ *   `/.well-known/oauth-protected-resource/protected/mcp`, plus a separate authorization server
+ *   on its own port (see `startTestAuthorizationServer`), closed with the demo server.
  *
  * Every endpoint lists 8 named tools (`book_table`, `connect_account`, `slow_count`,
  * `delete_file`, `read_file`, `get_weather`, `fail`, `throw_error`) plus `toolCount` fillers,
@@ -103,10 +146,12 @@ function validateCount(name: string, value: number, minimum: number): number {
  * reflected, MCP headers allowed and exposed, max-age 600 s); the Origin is not validated because
  * browsers on any local dev port must reach it, and it only binds loopback.
  *
- * @param options Port (default 0), `toolCount` (default 160), `pageSize` (default 20), signal.
+ * @param options Port (default 0), `toolCount` (default 160), `pageSize` (default 20), signal,
+ *   `oauth` (default: none).
  * @returns The running server; always call `close()` when done.
- * @throws SwitchboardError `invalid_input` for a bad `toolCount`/`pageSize`, `aborted` when
- *   `signal` is already aborted; the listen error (e.g. `EADDRINUSE`) when the port is taken.
+ * @throws SwitchboardError `invalid_input` for a bad `toolCount`/`pageSize` or `oauth` option,
+ *   `aborted` when `signal` is already aborted; the listen error (e.g. `EADDRINUSE`) when a port
+ *   is taken (then nothing is left running).
  */
 export async function startDemoServer(options: DemoServerOptions = {}): Promise<DemoServer> {
   const { port = 0, signal } = options;
@@ -118,6 +163,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     });
   }
 
+  const authorizationServer =
+    options.oauth === undefined ? undefined : await startTestAuthorizationServer(options.oauth);
   const state = createDemoServerState(toolCount, pageSize);
   const log: RequestLogEntry[] = [];
   const faults = createFaultSwitches(() => {
@@ -127,6 +174,13 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const modern = createModernEndpoint(state);
   const legacyStreamable = createLegacyStreamableEndpoint(state, faults);
   const legacySse = createLegacySseEndpoint(state);
+  const protectedEndpoint: ProtectedEndpoint | undefined =
+    authorizationServer === undefined
+      ? undefined
+      : createProtectedEndpoint(state, {
+          authorizationServerUrl: authorizationServer.url,
+          verifyAccessToken: (token) => authorizationServer.verifyAccessToken(token),
+        });
   const closing = new AbortController();
   const sockets = new Set<Socket>();
 
@@ -135,6 +189,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     faults,
     notifyToolsChanged() {
       modern.notifyToolsChanged();
+      protectedEndpoint?.notifyToolsChanged();
       legacyStreamable.notifyToolsChanged();
       legacySse.notifyToolsChanged();
     },
@@ -166,7 +221,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     await sleep(faults.delayMs, AbortSignal.any([requestDone.signal, closing.signal]));
     if (response.destroyed || closing.signal.aborted) return;
 
-    const streamable = route === 'modern' || route === 'legacy-streamable';
+    const streamable = route === 'modern' || route === 'protected' || route === 'legacy-streamable';
     if (streamable && method === 'POST') {
       const refused = faults.refuseInitialize;
       if (
@@ -194,6 +249,9 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     switch (route) {
       case 'modern':
         await modern.handle(request, response, body);
+        return;
+      case 'protected':
+        await protectedEndpoint?.handle(request, response, body);
         return;
       case 'legacy-streamable':
         await legacyStreamable.handle(request, response, body);
@@ -223,7 +281,11 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const method = (request.method ?? 'GET').toUpperCase();
-    const mcpRoute = MCP_ROUTES[url.pathname];
+    const mcpRoute =
+      MCP_ROUTES[url.pathname] ??
+      (protectedEndpoint !== undefined && url.pathname === PROTECTED_PATH
+        ? 'protected'
+        : undefined);
     applyCorsHeaders(request, response);
 
     const entry: RequestLogEntry = {
@@ -267,8 +329,17 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       if (rpcMethod !== undefined) entry.rpcMethod = rpcMethod;
     }
 
+    // The bearer check comes before the fault switches: a refused request never reaches them.
+    if (mcpRoute === 'protected' && protectedEndpoint !== undefined) {
+      if (!(await protectedEndpoint.authorize(request, response, body))) return;
+    }
     if (mcpRoute !== undefined) {
       await serveMcp(mcpRoute, method, url, body, entry, request, response);
+      return;
+    }
+    if (protectedEndpoint !== undefined && url.pathname === PROTECTED_RESOURCE_METADATA_PATH) {
+      if (method === 'GET') sendJson(response, 200, protectedEndpoint.metadata());
+      else sendText(response, 405, 'Method not allowed.', undefined, { allow: 'GET, OPTIONS' });
       return;
     }
     if (handleControlRoute(control, method, url, body, response)) return;
@@ -278,6 +349,12 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
         modernUrl: `${state.url}/modern/mcp`,
         legacyUrl: `${state.url}/legacy/mcp`,
         legacySseUrl: `${state.url}/legacy/sse`,
+        ...(authorizationServer === undefined
+          ? {}
+          : {
+              protectedUrl: `${state.url}${PROTECTED_PATH}`,
+              authorizationServerUrl: authorizationServer.url,
+            }),
         control: [`${state.url}/control/faults`, `${state.url}/control/tools-changed`],
       });
       return;
@@ -306,16 +383,22 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     socket.on('close', () => sockets.delete(socket));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(port, '127.0.0.1', () => {
-      httpServer.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(port, '127.0.0.1', () => {
+        httpServer.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await authorizationServer?.close();
+    throw error;
+  }
   const address = httpServer.address();
   if (address === null || typeof address === 'string') {
     httpServer.close();
+    await authorizationServer?.close();
     throw new SwitchboardError('invalid_input', 'The demo server has no TCP address.');
   }
   state.url = `http://127.0.0.1:${address.port}`;
@@ -327,13 +410,19 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       const graceOver = new AbortController();
       await Promise.race([
-        Promise.allSettled([modern.close(), legacyStreamable.close(), legacySse.close()]),
+        Promise.allSettled([
+          modern.close(),
+          protectedEndpoint?.close(),
+          legacyStreamable.close(),
+          legacySse.close(),
+        ]),
         sleep(ENDPOINT_CLOSE_GRACE_MS, graceOver.signal),
       ]);
       graceOver.abort();
       for (const socket of sockets) socket.destroy();
       httpServer.closeAllConnections();
       await stopped;
+      await authorizationServer?.close();
     })();
     return closed;
   }
@@ -344,6 +433,13 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     modernUrl: `${state.url}/modern/mcp`,
     legacyUrl: `${state.url}/legacy/mcp`,
     legacySseUrl: `${state.url}/legacy/sse`,
+    ...(authorizationServer === undefined
+      ? {}
+      : {
+          protectedUrl: `${state.url}${PROTECTED_PATH}`,
+          authorizationServerUrl: authorizationServer.url,
+          authorizationServer,
+        }),
     faults,
     log,
     close,
