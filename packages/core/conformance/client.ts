@@ -19,6 +19,11 @@
  * with an MRTR `input_required` result (2026-07-28): `callTool` cannot continue those, so
  * `sep-2322-client-request-state` uses the path an `Agent` takes instead: the listed tool's
  * `execute`, which returns an interrupt, and `execute` again with `context.resume`.
+ *
+ * OAuth: `mcpServer({ authProvider })` gets the provider `scenario-auth-providers.ts` picks for
+ * the scenario — the headless authorization-code provider, or the MCP SDK's own provider for the
+ * extension grants (client credentials, cross-app access, DPoP, workload identity) — so the SDK
+ * runs each grant through our transport wiring.
  */
 import {
   isSwitchboardError,
@@ -27,7 +32,9 @@ import {
   type McpToolDescriptor,
   type ToolContext,
 } from '../src/index.ts';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import { HeadlessOAuthProvider, authorizeHeadlessly } from './headless-oauth-provider.ts';
+import { authProviderFor } from './scenario-auth-providers.ts';
 
 type InputHandler = ToolContext['requestInput'];
 type ToolInterrupt = ReturnType<ToolContext['interrupt']>;
@@ -103,8 +110,9 @@ const scenarios: Record<string, (server: McpServer) => Promise<void>> = {
 /**
  * Lists the tools and calls each one the layer offers, with arguments made from its schema.
  * Serves `request-metadata`, `http-standard-headers`, `http-invalid-tool-headers` (tools with an
- * invalid `x-mcp-header` must not be offered, so must not be called), the auth scenarios (which
- * fail at the first request until OAuth lands) and any scenario added later.
+ * invalid `x-mcp-header` must not be offered, so must not be called), the auth scenarios (the
+ * provider from `scenario-auth-providers.ts` authorizes on the first 401) and any scenario added
+ * later.
  */
 async function callEveryTool(server: McpServer): Promise<void> {
   const tools = await server.listTools();
@@ -236,17 +244,14 @@ async function main(): Promise<number> {
     return 2;
   }
   log(`scenario ${scenario || '(none)'} against ${serverUrl}`);
-  // Every scenario gets the provider; only servers that answer 401 make it do anything.
-  const preRegistered =
-    typeof context.client_id === 'string'
-      ? {
-          client_id: context.client_id,
-          ...(typeof context.client_secret === 'string'
-            ? { client_secret: context.client_secret }
-            : {}),
-        }
-      : undefined;
-  const authProvider = new HeadlessOAuthProvider(preRegistered);
+  // Every scenario gets a provider; only servers that answer 401 make it do anything.
+  let authProvider: OAuthClientProvider;
+  try {
+    authProvider = authProviderFor(scenario, context);
+  } catch (error) {
+    log(`failed: ${describeError(error)}`);
+    return 2;
+  }
   const server = mcpServer({
     url: serverUrl,
     transport: 'streamable-http',
@@ -265,7 +270,14 @@ async function main(): Promise<number> {
         const url = isSwitchboardError(error, 'needs_auth')
           ? error.details?.authorizationUrl
           : undefined;
-        if (typeof url !== 'string' || authorizations >= MAX_AUTHORIZATIONS) throw error;
+        // Only the authorization-code provider has a "user"; the other grants never redirect.
+        if (
+          typeof url !== 'string' ||
+          !(authProvider instanceof HeadlessOAuthProvider) ||
+          authorizations >= MAX_AUTHORIZATIONS
+        ) {
+          throw error;
+        }
         log(`authorization ${authorizations + 1}: visiting the authorization endpoint`);
         await server.finishAuthorization(await authorizeHeadlessly(authProvider, url));
       }
