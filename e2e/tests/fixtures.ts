@@ -189,6 +189,8 @@ export async function addServer(
     protocol?: 'detect' | '2025';
     toolPrefix?: string;
     headers?: { name: string; value: string }[];
+    /** Checks "Sign in with OAuth". */
+    oauth?: boolean;
   },
 ): Promise<void> {
   await page.getByTestId('add-server-toggle').click();
@@ -209,6 +211,7 @@ export async function addServer(
     await form.getByTestId('add-server-header-name').nth(index).fill(header.name);
     await form.getByTestId('add-server-header-value').nth(index).fill(header.value);
   }
+  if (server.oauth === true) await form.getByTestId('add-server-oauth').check();
   await form.getByTestId('add-server-submit').click();
   await expect(form).toHaveCount(0);
 }

@@ -7,6 +7,11 @@ export interface PlaygroundConfig {
    * (2025 era), `/legacy/sse` (legacy HTTP+SSE) and `/control/faults`.
    */
   demoUrl: string;
+  /**
+   * The demo server's OAuth-protected endpoint (`${demoUrl}/protected/mcp`): the demo tools plus
+   * `reset_demo_data`, behind the local test authorization server.
+   */
+  protectedDemoUrl: string;
   /** The scripted model server's OpenAI-compatible base URL (ends in `/v1`). */
   modelBaseUrl: string;
 }
@@ -15,9 +20,13 @@ export interface PlaygroundConfig {
  * The URLs the page server injected (Vite `define`, see servers/playground-servers.ts), or the
  * default ports of `npm start` when the page was built without them.
  */
+const demoUrl = import.meta.env.VITE_SWITCHBOARD_DEMO_URL ?? 'http://127.0.0.1:3003';
+
 export const playgroundConfig: PlaygroundConfig = {
   everythingUrl: import.meta.env.VITE_SWITCHBOARD_MCP_URL ?? 'http://127.0.0.1:3001/mcp',
-  demoUrl: import.meta.env.VITE_SWITCHBOARD_DEMO_URL ?? 'http://127.0.0.1:3003',
+  demoUrl,
+  protectedDemoUrl:
+    import.meta.env.VITE_SWITCHBOARD_DEMO_PROTECTED_URL ?? `${demoUrl}/protected/mcp`,
   modelBaseUrl: import.meta.env.VITE_SWITCHBOARD_MODEL_BASE_URL ?? 'http://127.0.0.1:3002/v1',
 };
 

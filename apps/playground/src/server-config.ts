@@ -17,8 +17,19 @@ export interface HeaderEntry {
  */
 export type ProtocolHint = 'detect' | '2025';
 
-/** The default servers `npm start` runs; their URLs follow the running playground. */
-export type BuiltInServer = 'demo' | 'demo-2025' | 'everything';
+/**
+ * The servers `npm start` runs; their URLs follow the running playground. The first three are
+ * the defaults of a fresh browser; `demo-oauth` (the demo server's OAuth-protected endpoint) is a
+ * preset added on demand (see {@link oauthDemoServer}).
+ */
+export type BuiltInServer = 'demo' | 'demo-2025' | 'everything' | 'demo-oauth';
+
+/**
+ * How the playground authenticates to a server, besides any headers:
+ * - `oauth`: OAuth 2.1 sign-in (MCP authorization) with `browserOAuthProvider`: the server card
+ *   and the chat offer "Connect", and tokens are kept in this browser's IndexedDB.
+ */
+export type ServerAuth = 'oauth';
 
 /** One MCP server of the Servers panel, as stored in localStorage. */
 export interface ServerConfig {
@@ -36,6 +47,8 @@ export interface ServerConfig {
   deferredTools: '*' | string[];
   /** Server tool names whose every call waits for approval. */
   approvalTools: string[];
+  /** OAuth sign-in (see {@link ServerAuth}); absent for none. */
+  auth?: ServerAuth;
   builtIn?: BuiltInServer;
 }
 
@@ -98,6 +111,29 @@ export function defaultServers(config: PlaygroundConfig): ServerConfig[] {
   ];
 }
 
+/**
+ * The "Demo (OAuth)" preset: the demo server's OAuth-protected endpoint (`/protected/mcp`: the
+ * demo tools plus `reset_demo_data`, which needs the `mcp:admin` scope), prefix `secure_`,
+ * filler tools deferred, with sign-in through the local test authorization server. Not in the
+ * defaults (a fresh browser
+ * would otherwise start with a server asking to sign in); the Servers panel offers to add it.
+ */
+export function oauthDemoServer(config: PlaygroundConfig): ServerConfig {
+  return {
+    id: 'demo-oauth',
+    builtIn: 'demo-oauth',
+    name: 'demo-oauth',
+    url: builtInUrl('demo-oauth', config),
+    transport: 'streamable-http',
+    protocol: 'detect',
+    headers: [],
+    toolPrefix: 'secure_',
+    deferredTools: [...demoFillerTools],
+    approvalTools: [],
+    auth: 'oauth',
+  };
+}
+
 /** Where a built-in server runs in this playground. */
 export function builtInUrl(builtIn: BuiltInServer, config: PlaygroundConfig): string {
   switch (builtIn) {
@@ -107,6 +143,8 @@ export function builtInUrl(builtIn: BuiltInServer, config: PlaygroundConfig): st
       return `${config.demoUrl}/legacy/mcp`;
     case 'everything':
       return config.everythingUrl;
+    case 'demo-oauth':
+      return config.protectedDemoUrl;
   }
 }
 
@@ -156,6 +194,8 @@ export interface ServerDraft {
   protocol: ProtocolHint;
   toolPrefix: string;
   headers: HeaderEntry[];
+  /** "Sign in with OAuth". */
+  oauth: boolean;
 }
 
 /** Header names as HTTP allows them (RFC 9110 token). */
@@ -212,6 +252,7 @@ export function serverFromDraft(draft: ServerDraft): ServerConfig {
       .filter((header) => header.name !== ''),
     deferredTools: [],
     approvalTools: [],
+    ...(draft.oauth ? { auth: 'oauth' as const } : {}),
   };
 }
 
@@ -229,7 +270,7 @@ export function missingBuiltIns(
 }
 
 const transports: readonly McpTransportKind[] = ['auto', 'streamable-http', 'sse'];
-const builtIns: readonly BuiltInServer[] = ['demo', 'demo-2025', 'everything'];
+const builtIns: readonly BuiltInServer[] = ['demo', 'demo-2025', 'everything', 'demo-oauth'];
 
 function parseServer(value: unknown, config: PlaygroundConfig): ServerConfig | undefined {
   if (!isRecord(value)) return undefined;
@@ -263,6 +304,7 @@ function parseServer(value: unknown, config: PlaygroundConfig): ServerConfig | u
     toolPrefix: text('toolPrefix') ?? '',
     deferredTools: value['deferredTools'] === '*' ? '*' : names('deferredTools'),
     approvalTools: names('approvalTools'),
+    ...(value['auth'] === 'oauth' ? { auth: 'oauth' as const } : {}),
     ...(builtIn === undefined ? {} : { builtIn }),
   };
 }

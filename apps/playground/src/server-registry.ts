@@ -1,5 +1,9 @@
 import {
+  browserOAuthProvider,
   mcpServer,
+  SwitchboardError,
+  type InteractiveOAuthProvider,
+  type McpAuthorizeOutcome,
   type McpServer,
   type McpServerSnapshot,
   type SchemaCache,
@@ -29,12 +33,18 @@ export interface ServerRegistrySnapshot {
  * Options of an `McpServer` are fixed at creation, so changing one (a tool's deferred or
  * needs-approval toggle) closes the server and creates a new one; its tools come back from the
  * schema cache at once.
+ *
+ * A server with `auth: 'oauth'` gets a `browserOAuthProvider` whose redirect URI is the
+ * playground's callback page (`/oauth-callback.html`); its tokens and client registrations live
+ * in IndexedDB, so a new `McpServer` for the same URL stays signed in.
  */
 export class ServerRegistry {
   readonly #schemaCache: SchemaCache;
   #snapshot: ServerRegistrySnapshot = { entries: [] };
   readonly #listeners = new Set<() => void>();
   readonly #unsubscribe = new Map<McpServer, () => void>();
+  /** Servers that asked for a sign-in and have not connected since. */
+  readonly #awaitingSignIn = new WeakSet<McpServer>();
 
   constructor(configs: readonly ServerConfig[], schemaCache: SchemaCache) {
     this.#schemaCache = schemaCache;
@@ -60,12 +70,25 @@ export class ServerRegistry {
     this.#open(entry.server);
   }
 
-  /** Removes a server and ends its session. */
+  /**
+   * Removes a server and ends its session. An OAuth server is signed out first: its tokens and
+   * client registration are forgotten in this browser.
+   */
   remove(id: string): void {
     const entry = this.#find(id);
     if (entry === undefined) return;
     this.#commit(this.#snapshot.entries.filter((candidate) => candidate.config.id !== id));
-    this.#dispose(entry.server);
+    if (entry.config.auth === 'oauth') {
+      const server = entry.server;
+      this.#unsubscribe.get(server)?.();
+      this.#unsubscribe.delete(server);
+      void server
+        .signOut({ forgetClient: true })
+        .catch(() => undefined)
+        .finally(() => void server.close());
+    } else {
+      this.#dispose(entry.server);
+    }
   }
 
   /** Changes a server's config: a new `McpServer` replaces the old one (closed). */
@@ -80,6 +103,39 @@ export class ServerRegistry {
     );
     this.#dispose(entry.server);
     this.#open(replacement.server);
+  }
+
+  /**
+   * Signs in to an OAuth server (`McpServer.authorize()`): call it from the click handler — the
+   * popup opens within the click's activation, so nothing is awaited before it. The tools are
+   * listed once signed in (see `#onServerChange`).
+   *
+   * @returns `authorized`, or `redirected` when the popup was blocked and the page is leaving
+   *   for the authorization server.
+   * @throws SwitchboardError (as a rejection) `needs_auth` when the user closed the popup or
+   *   denied; `invalid_input` for an unknown id or a server without OAuth.
+   */
+  authorize(id: string): Promise<McpAuthorizeOutcome> {
+    const server = this.#find(id)?.server;
+    if (server === undefined) {
+      return Promise.reject(new SwitchboardError('invalid_input', `No server with id "${id}".`));
+    }
+    return server.authorize();
+  }
+
+  /**
+   * Signs out of an OAuth server (its tokens are forgotten; the client registration is kept),
+   * then connects again, which ends in `needs-auth` for a server that requires sign-in.
+   */
+  async signOut(id: string): Promise<void> {
+    const server = this.#find(id)?.server;
+    if (server === undefined) return;
+    await server.signOut();
+    try {
+      await server.listTools();
+    } catch {
+      // In the snapshot (status 'needs-auth').
+    }
   }
 
   /** Forgets the cached listing and lists the tools again from the server. */
@@ -125,7 +181,12 @@ export class ServerRegistry {
       deferredTools: config.deferredTools,
       approvalRequiredTools: config.approvalTools,
       schemaCache: this.#schemaCache,
-      fetch: createServerFetch({ log: traffic, known2025: config.protocol === '2025' }),
+      fetch: createServerFetch({
+        log: traffic,
+        known2025: config.protocol === '2025',
+        serverUrl: config.url,
+      }),
+      ...(config.auth === 'oauth' ? { authProvider: oauthProvider(config.url) } : {}),
     });
     const entry: ServerEntry = { config, server, state: server.getSnapshot(), traffic };
     this.#unsubscribe.set(
@@ -158,9 +219,18 @@ export class ServerRegistry {
     const index = entries.findIndex((entry) => entry.server === server);
     const entry = entries[index];
     if (entry === undefined) return;
+    const state = server.getSnapshot();
     const next = [...entries];
-    next[index] = { ...entry, state: server.getSnapshot() };
+    next[index] = { ...entry, state };
     this.#set({ ...this.#snapshot, entries: next });
+    // Signed in (from the card, the chat's banner or an authorization interrupt): a server that
+    // asked for a sign-in could not list its tools, so list them now.
+    if (state.status === 'needs-auth') {
+      this.#awaitingSignIn.add(server);
+    } else if (state.status === 'connected' && this.#awaitingSignIn.has(server)) {
+      this.#awaitingSignIn.delete(server);
+      if (state.tools === undefined) this.#open(server);
+    }
   }
 
   #commit(entries: readonly ServerEntry[]): void {
@@ -177,4 +247,21 @@ export class ServerRegistry {
     this.#snapshot = snapshot;
     for (const listener of this.#listeners) listener();
   }
+}
+
+/** The playground's OAuth callback page, on this origin (see oauth-callback.html). */
+export function oauthRedirectUrl(): string {
+  return new URL('/oauth-callback.html', globalThis.location.origin).href;
+}
+
+/**
+ * The OAuth provider of one server: tokens and client registrations in IndexedDB (keyed by
+ * server URL and issuer), the PKCE verifier and state in sessionStorage.
+ */
+function oauthProvider(serverUrl: string): InteractiveOAuthProvider {
+  return browserOAuthProvider({
+    serverUrl,
+    redirectUrl: oauthRedirectUrl(),
+    clientMetadata: { client_name: 'Switchboard playground' },
+  });
 }

@@ -70,6 +70,12 @@ export interface ServerFetchOptions {
   known2025: boolean;
   /** The fetch that reaches the network. Default: the global one at call time. */
   fetch?: typeof fetch;
+  /**
+   * The server's MCP endpoint. A request elsewhere (OAuth discovery, client registration and
+   * token requests of a server with OAuth sign-in; a legacy SSE server's message endpoint) is
+   * noted with its host and path — never its query, headers or body.
+   */
+  serverUrl?: string;
 }
 
 /**
@@ -96,10 +102,12 @@ export function createServerFetch(options: ServerFetchOptions): typeof fetch {
         { status: 200, headers: { 'content-type': 'application/json' } },
       );
     }
+    const elsewhere = otherTarget(input, options.serverUrl);
     const done = log.start({
       method,
       ...(rpc.rpcMethod === undefined ? {} : { rpcMethod: rpc.rpcMethod }),
       ...(rpc.toolName === undefined ? {} : { toolName: rpc.toolName }),
+      ...(elsewhere === undefined ? {} : { note: `to ${elsewhere}` }),
     });
     try {
       const response = await (options.fetch ?? globalThis.fetch)(input, init);
@@ -116,6 +124,24 @@ export function createServerFetch(options: ServerFetchOptions): typeof fetch {
       throw error;
     }
   };
+}
+
+/**
+ * Host and path of the request when it does not go to the server's endpoint, else undefined.
+ * The query is left out (it is not shown anywhere).
+ */
+function otherTarget(input: RequestInfo | URL, serverUrl: string | undefined): string | undefined {
+  if (serverUrl === undefined) return undefined;
+  let target: URL;
+  let server: URL;
+  try {
+    target = new URL(input instanceof Request ? input.url : String(input));
+    server = new URL(serverUrl);
+  } catch {
+    return undefined;
+  }
+  if (target.origin === server.origin && target.pathname === server.pathname) return undefined;
+  return `${target.host}${target.pathname}`;
 }
 
 interface RpcSummary {

@@ -16,11 +16,13 @@ const emptyDraft: ServerDraft = {
   protocol: 'detect',
   toolPrefix: '',
   headers: [],
+  oauth: false,
 };
 
 /**
  * Adds an MCP server: name, URL, transport (auto / Streamable HTTP / SSE), protocol hint,
- * optional tool prefix and headers (values typed masked, and kept in this browser).
+ * optional tool prefix, headers (values typed masked, and kept in this browser) and OAuth
+ * sign-in.
  */
 export function AddServerForm({
   existing,
@@ -122,6 +124,21 @@ export function AddServerForm({
       </div>
       <p className="field__hint">
         A prefix keeps tool names apart when two servers have tools with the same name.
+      </p>
+      <label className="toggle add-server__oauth">
+        <input
+          type="checkbox"
+          checked={draft.oauth}
+          data-testid="add-server-oauth"
+          aria-describedby={`${id}-oauth-hint`}
+          onChange={(event) => change({ oauth: event.target.checked })}
+        />
+        Sign in with OAuth
+      </label>
+      <p className="field__hint" id={`${id}-oauth-hint`}>
+        For servers that ask you to sign in (HTTP 401): the server card offers Connect, which opens
+        the server&apos;s sign-in page in a popup. Tokens stay in this browser (IndexedDB) and go
+        only to this server.
       </p>
       <fieldset className="headers-fieldset">
         <legend>Headers</legend>

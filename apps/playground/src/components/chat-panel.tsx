@@ -1,3 +1,4 @@
+import { isSwitchboardError } from '@switchboard/core';
 import { InterruptView, type UseAgentResult } from '@switchboard/react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ChatMessageView } from './chat-message-view.tsx';
@@ -25,8 +26,9 @@ export const suggestions: readonly Suggestion[] = [
 ];
 
 /**
- * The conversation, the calls waiting for the human (approval, form, URL), the error of the last
- * run (if any) and the message composer with Send and Stop.
+ * The conversation, the calls waiting for the human (approval, form, URL, sign-in), a "Connect"
+ * banner per server that needs a sign-in, the error of the last run (if any) and the message
+ * composer with Send and Stop.
  */
 export function ChatPanel({
   chat,
@@ -40,7 +42,18 @@ export function ChatPanel({
   onNewChat: () => void;
   className?: string;
 }) {
-  const { messages, status, error, send, stop, interrupts, resolve } = chat;
+  const {
+    messages,
+    status,
+    error,
+    send,
+    stop,
+    interrupts,
+    resolve,
+    serversNeedingAuth,
+    connect,
+    authorizeAndResume,
+  } = chat;
   const [draft, setDraft] = useState('');
   const [sendProblem, setSendProblem] = useState<string | undefined>();
   const listEnd = useRef<HTMLDivElement>(null);
@@ -140,6 +153,7 @@ export function ChatPanel({
                 <InterruptView
                   interrupt={interrupt}
                   onResolve={(action, content) => resolve(interrupt.callId, action, content)}
+                  onAuthorize={() => authorizeAndResume(interrupt.callId)}
                 />
               </div>
             ))}
@@ -157,6 +171,13 @@ export function ChatPanel({
         <div className="error-box chat__error" role="alert" data-testid="chat-send-error">
           {sendProblem}
         </div>
+      )}
+      {serversNeedingAuth.length > 0 && (
+        <ul className="auth-banners" aria-label="Servers waiting for you to sign in">
+          {serversNeedingAuth.map((server) => (
+            <AuthBanner key={server} server={server} connect={connect} />
+          ))}
+        </ul>
       )}
       {notices.length > 0 && (
         <ul className="chat__notices" data-testid="chat-notices">
@@ -219,5 +240,59 @@ export function ChatPanel({
         </div>
       </form>
     </section>
+  );
+}
+
+/** The MCP server of the tool call `callId`, as its card in the conversation shows it. */
+/**
+ * "<server> needs you to sign in — [Connect]": the chat goes on without the server's tools
+ * until then. Connect signs in (a popup, straight from the click; a blocked popup becomes a
+ * full-page redirect); a failure (popup closed, access denied) is shown, and Connect stays.
+ */
+function AuthBanner({ server, connect }: { server: string; connect: UseAgentResult['connect'] }) {
+  const [phase, setPhase] = useState<'idle' | 'signing-in' | 'redirecting'>('idle');
+  const [failure, setFailure] = useState<string | undefined>();
+  const onConnect = () => {
+    setFailure(undefined);
+    setPhase('signing-in');
+    connect(server).then(
+      (outcome) => setPhase(outcome === 'redirected' ? 'redirecting' : 'idle'),
+      (error: unknown) => {
+        setPhase('idle');
+        setFailure(
+          isSwitchboardError(error, 'needs_auth') && error.details?.['reason'] === 'closed'
+            ? 'The sign-in window was closed before you finished.'
+            : error instanceof Error
+              ? error.message
+              : String(error),
+        );
+      },
+    );
+  };
+  return (
+    <li className="auth-banner" data-testid="auth-banner" data-server={server}>
+      <span>
+        <strong>{server}</strong> needs you to sign in; the chat goes on without its tools until
+        then.
+      </span>
+      {phase === 'redirecting' ? (
+        <span>Taking you to the sign-in page…</span>
+      ) : (
+        <button
+          type="button"
+          className="button button--small"
+          data-testid="auth-banner-connect"
+          disabled={phase !== 'idle'}
+          onClick={onConnect}
+        >
+          {phase === 'signing-in' ? 'Waiting for sign-in…' : 'Connect'}
+        </button>
+      )}
+      {failure !== undefined && (
+        <span className="auth-banner__failure" role="alert" data-testid="auth-banner-failure">
+          {failure}
+        </span>
+      )}
+    </li>
   );
 }

@@ -1,7 +1,12 @@
-import type { McpServerSnapshot, McpServerStatus, McpToolDescriptor } from '@switchboard/core';
+import {
+  isSwitchboardError,
+  type McpServerSnapshot,
+  type McpServerStatus,
+  type McpToolDescriptor,
+} from '@switchboard/core';
 import { useState, useSyncExternalStore } from 'react';
 import type { PlaygroundConfig } from '../playground-config.ts';
-import { missingBuiltIns } from '../server-config.ts';
+import { missingBuiltIns, oauthDemoServer } from '../server-config.ts';
 import type { ServerEntry, ServerRegistry } from '../server-registry.ts';
 import type { TrafficLog } from '../traffic-log.ts';
 import { AddServerForm } from './add-server-form.tsx';
@@ -12,7 +17,8 @@ export type RunToolHandler = (serverId: string, toolName: string) => void;
 /**
  * The MCP servers: each with its status, protocol era and version, transport, headers (masked),
  * tool prefix and tools (annotation badges, deferred and needs-approval toggles); refresh,
- * reconnect, remove; and a form to add one. Everything a server sends is rendered as text.
+ * reconnect, remove; OAuth sign-in (Connect, the signed-in account, Sign out); and a form to add
+ * one, or the "Demo (OAuth)" preset. Everything a server sends is rendered as text.
  */
 export function ServersPanel({
   registry,
@@ -34,6 +40,10 @@ export function ServersPanel({
   const [adding, setAdding] = useState(false);
   const configs = entries.map((entry) => entry.config);
   const missing = missingBuiltIns(configs, config);
+  const oauthDemo = oauthDemoServer(config);
+  const oauthDemoMissing = !configs.some(
+    (server) => server.builtIn === oauthDemo.builtIn || server.name === oauthDemo.name,
+  );
 
   return (
     <div className="servers" data-testid="servers">
@@ -57,6 +67,17 @@ export function ServersPanel({
             }}
           >
             Restore default servers
+          </button>
+        )}
+        {oauthDemoMissing && (
+          <button
+            type="button"
+            className="button button--secondary button--small"
+            data-testid="add-oauth-demo"
+            title="The demo server's OAuth-protected endpoint: sign in through the local test authorization server"
+            onClick={() => registry.add(oauthDemo)}
+          >
+            Add Demo (OAuth)
           </button>
         )}
       </div>
@@ -96,7 +117,7 @@ const statusLabels: Record<McpServerStatus, string> = {
   connecting: 'Connecting…',
   cached: 'Tools from the cache',
   connected: 'Connected',
-  'needs-auth': 'Needs authorization',
+  'needs-auth': 'Sign-in needed',
   error: 'Not connected',
   closed: 'Closed',
 };
@@ -205,6 +226,22 @@ function ServerCard({
           <p className="muted">The chat works without its tools. Reconnect when it is back.</p>
         </div>
       )}
+      {state.status === 'error' && config.auth !== 'oauth' && asksForSignIn(state) && (
+        <p className="warning-box" data-testid="server-offer-oauth">
+          This server asks you to sign in (HTTP 401).{' '}
+          <button
+            type="button"
+            className="link-button"
+            data-testid="server-use-oauth"
+            onClick={() => registry.update(config.id, (current) => ({ ...current, auth: 'oauth' }))}
+          >
+            Use OAuth sign-in
+          </button>
+        </p>
+      )}
+      {(config.auth === 'oauth' || state.status === 'needs-auth') && (
+        <ServerSignIn entry={entry} registry={registry} />
+      )}
       {exclusion !== undefined && state.status !== 'error' && (
         <p className="warning-box" data-testid="server-exclusion">
           {exclusion}
@@ -268,6 +305,176 @@ function ServerCard({
   );
 }
 
+/** What the sign-in box is doing. */
+type SignInPhase = 'idle' | 'signing-in' | 'redirecting' | 'signing-out';
+
+/**
+ * OAuth sign-in of one server: with status `needs-auth`, why and a "Connect" button (the
+ * popup opens straight from the click; a blocked popup becomes a full-page redirect); once
+ * signed in, the issuer's host, the granted scope and "Sign out". Failures (popup closed, access
+ * denied) are shown here, and Connect stays offered. No token is ever shown.
+ */
+function ServerSignIn({ entry, registry }: { entry: ServerEntry; registry: ServerRegistry }) {
+  const { config, state } = entry;
+  const [phase, setPhase] = useState<SignInPhase>('idle');
+  const [failure, setFailure] = useState<string | undefined>();
+  const account = state.account;
+
+  const connect = () => {
+    setFailure(undefined);
+    setPhase('signing-in');
+    // Called straight from the click, nothing awaited before: the popup needs the activation.
+    registry.authorize(config.id).then(
+      (outcome) => setPhase(outcome === 'redirected' ? 'redirecting' : 'idle'),
+      (error: unknown) => {
+        setPhase('idle');
+        setFailure(describeSignInFailure(error));
+      },
+    );
+  };
+  const signOut = () => {
+    setFailure(undefined);
+    setPhase('signing-out');
+    registry.signOut(config.id).then(
+      () => setPhase('idle'),
+      (error: unknown) => {
+        setPhase('idle');
+        setFailure(`Could not sign out: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+  };
+
+  if (config.auth !== 'oauth') {
+    // needs-auth without an OAuth provider: offer to turn OAuth on.
+    return (
+      <p className="warning-box" data-testid="server-offer-oauth">
+        This server asks you to sign in.{' '}
+        <button
+          type="button"
+          className="link-button"
+          data-testid="server-use-oauth"
+          onClick={() => registry.update(config.id, (current) => ({ ...current, auth: 'oauth' }))}
+        >
+          Use OAuth sign-in
+        </button>
+      </p>
+    );
+  }
+
+  return (
+    <div className="sign-in" data-testid="server-auth" data-phase={phase}>
+      {state.status === 'needs-auth' && (
+        <div className="sign-in__needed" data-testid="server-needs-auth">
+          <strong>
+            {account?.signedIn === true
+              ? 'This server needs you to sign in again'
+              : 'This server needs you to sign in'}
+          </strong>
+          <p>
+            {account?.signedIn === true
+              ? 'It asks for more access than you granted, or no longer accepts your sign-in.'
+              : 'Its tools are available once you sign in (OAuth).'}
+          </p>
+          {state.error !== undefined && (
+            <p className="muted sign-in__detail" data-testid="server-auth-message">
+              <code>{state.error.code}</code> {state.error.message}
+            </p>
+          )}
+          {phase === 'redirecting' ? (
+            <p data-testid="server-auth-redirecting">Taking you to the sign-in page…</p>
+          ) : (
+            <button
+              type="button"
+              className="button button--small"
+              data-testid="server-connect"
+              disabled={phase !== 'idle'}
+              onClick={connect}
+            >
+              {phase === 'signing-in' ? 'Waiting for sign-in…' : 'Connect'}
+            </button>
+          )}
+        </div>
+      )}
+      {account?.signedIn === true ? (
+        <div className="sign-in__account" data-testid="server-account" data-signed-in="true">
+          <p>
+            <strong>Signed in</strong>
+            {account.issuer !== undefined && (
+              <>
+                {' '}
+                at <code data-testid="server-account-issuer">{issuerHost(account.issuer)}</code>
+              </>
+            )}
+          </p>
+          <p className="muted">
+            Scope:{' '}
+            <code data-testid="server-account-scope">
+              {account.scope === undefined || account.scope === '' ? '(none)' : account.scope}
+            </code>
+            {account.expiresAt !== undefined && (
+              <> · access until {new Date(account.expiresAt).toLocaleTimeString()}</>
+            )}
+          </p>
+          <button
+            type="button"
+            className="button button--secondary button--small"
+            data-testid="server-sign-out"
+            disabled={phase !== 'idle'}
+            onClick={signOut}
+          >
+            {phase === 'signing-out' ? 'Signing out…' : 'Sign out'}
+          </button>
+        </div>
+      ) : (
+        state.status !== 'needs-auth' && (
+          <p className="muted" data-testid="server-account" data-signed-in="false">
+            OAuth: not signed in.
+          </p>
+        )
+      )}
+      {failure !== undefined && (
+        <p className="problem" role="alert" data-testid="server-auth-failure">
+          {failure}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A sentence for a failed sign-in (never a token: the errors carry none). */
+function describeSignInFailure(error: unknown): string {
+  if (isSwitchboardError(error, 'needs_auth')) {
+    switch (error.details?.['reason']) {
+      case 'closed':
+        return 'The sign-in window was closed before you finished. Connect to try again.';
+      case 'denied':
+        return `Sign-in was refused. ${error.message}`;
+      case 'timeout':
+        return 'The sign-in took too long. Connect to try again.';
+      case 'state_mismatch':
+        return 'The answer from the sign-in page did not match this request, so it was ignored. Connect to try again.';
+      default:
+        return `Sign-in did not finish: ${error.message}`;
+    }
+  }
+  if (isSwitchboardError(error, 'aborted')) return 'Sign-in was cancelled.';
+  return `Sign-in failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** The host of an issuer URL (the whole string when it is not a URL). */
+function issuerHost(issuer: string): string {
+  try {
+    return new URL(issuer).host;
+  } catch {
+    return issuer;
+  }
+}
+
+/** Whether a failed server answered HTTP 401 (it wants a sign-in the config does not offer). */
+function asksForSignIn(state: McpServerSnapshot): boolean {
+  return state.error?.code === 'needs_auth' || state.error?.details?.['status'] === 401;
+}
+
 /** How many tools show before "Show all". */
 const toolsShown = 25;
 /** Tool lists longer than this start folded. */
@@ -291,7 +498,9 @@ function ToolList({
       <p className="muted server-card__no-tools">
         {state.status === 'connecting' || state.status === 'idle'
           ? 'Listing the tools…'
-          : 'No tools listed.'}
+          : state.status === 'needs-auth'
+            ? 'Sign in to list its tools.'
+            : 'No tools listed.'}
       </p>
     );
   }

@@ -1,11 +1,13 @@
 import Form from '@rjsf/core';
 import type { RJSFSchema } from '@rjsf/utils';
 import validator from '@rjsf/validator-ajv8';
-import type {
-  Interrupt,
-  McpToolDescriptor,
-  ToolOutput,
-  ToolProgress as Progress,
+import {
+  isSwitchboardError,
+  type Interrupt,
+  type McpAuthorizeOutcome,
+  type McpToolDescriptor,
+  type ToolOutput,
+  type ToolProgress as Progress,
 } from '@switchboard/core';
 import { InterruptView, ToolProgress, type ResolutionAction } from '@switchboard/react';
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
@@ -33,7 +35,8 @@ interface Outcome {
 /**
  * Calls any tool directly, without a model: a form generated from the tool's `inputSchema`
  * (`@rjsf/core` with the ajv8 validator), a live progress bar, the server's questions (forms,
- * URLs) shown with `InterruptView`, Stop, and the result as in the chat.
+ * URLs) shown with `InterruptView`, Stop, and the result as in the chat. A call an OAuth server
+ * refuses for want of a sign-in (or of a scope: step-up) offers "Connect and run again".
  */
 export function ToolRunner({
   registry,
@@ -102,6 +105,9 @@ export function ToolRunner({
           key={`${entry.config.id}:${tool.name}`}
           tool={tool}
           run={(args, handlers) => runTool(entry.server, tool, args, handlers)}
+          {...(entry.config.auth === 'oauth'
+            ? { authorize: () => registry.authorize(entry.config.id) }
+            : {})}
         />
       )}
     </div>
@@ -111,12 +117,15 @@ export function ToolRunner({
 function ToolForm({
   tool,
   run,
+  authorize,
 }: {
   tool: McpToolDescriptor;
   run: (
     args: Record<string, unknown>,
     handlers: Parameters<typeof runTool>[3],
   ) => Promise<ToolOutput>;
+  /** Signs in to the tool's server (an OAuth server); from a click handler. */
+  authorize?: () => Promise<McpAuthorizeOutcome>;
 }) {
   const schema = useMemo(() => formSchema(tool.inputSchema), [tool.inputSchema]);
   const [formData, setFormData] = useState<Record<string, unknown>>({});
@@ -124,6 +133,9 @@ function ToolForm({
   const [progress, setProgress] = useState<Progress | undefined>();
   const [question, setQuestion] = useState<PendingQuestion | undefined>();
   const [outcome, setOutcome] = useState<Outcome | undefined>();
+  const [signIn, setSignIn] = useState<{ waiting: boolean; failure?: string }>({
+    waiting: false,
+  });
   const controller = useRef<AbortController | undefined>(undefined);
   // Leaving the tool (or the page section) ends a call still running.
   useEffect(() => () => controller.current?.abort(), []);
@@ -159,6 +171,30 @@ function ToolForm({
     setRunning(false);
     setProgress(undefined);
     setOutcome({ output, durationMs: Math.round(performance.now() - startedAt), args });
+  };
+
+  const needsSignIn =
+    authorize !== undefined && !running && outcome?.output.error?.code === 'needs_auth';
+  const signInAndRun = (args: Record<string, unknown>) => {
+    if (authorize === undefined) return;
+    setSignIn({ waiting: true });
+    // Straight from the click: the sign-in popup needs the click's activation.
+    authorize().then(
+      (result) => {
+        setSignIn({ waiting: false });
+        if (result === 'authorized') void start(args);
+      },
+      (error: unknown) =>
+        setSignIn({
+          waiting: false,
+          failure:
+            isSwitchboardError(error, 'needs_auth') && error.details?.['reason'] === 'closed'
+              ? 'The sign-in window was closed before you finished.'
+              : error instanceof Error
+                ? error.message
+                : String(error),
+        }),
+    );
   };
 
   return (
@@ -209,6 +245,25 @@ function ToolForm({
             {outcome.durationMs} ms.
           </p>
           <ToolOutputView output={outcome.output} />
+          {needsSignIn && (
+            <div className="sign-in__needed" data-testid="runner-needs-auth">
+              <p>This server needs you to sign in (or to grant more access) for this tool.</p>
+              <button
+                type="button"
+                className="button button--small"
+                data-testid="runner-connect"
+                disabled={signIn.waiting}
+                onClick={() => signInAndRun(outcome.args)}
+              >
+                {signIn.waiting ? 'Waiting for sign-in…' : 'Connect and run again'}
+              </button>
+              {signIn.failure !== undefined && (
+                <p className="problem" role="alert" data-testid="runner-auth-failure">
+                  {signIn.failure}
+                </p>
+              )}
+            </div>
+          )}
         </div>
       )}
     </section>

@@ -123,6 +123,36 @@ describe('Agent with an OAuth-protected MCP server', () => {
     }
   });
 
+  it('names the server in the authorization interrupt of a call that was approved first', async () => {
+    const authProvider = await signInProvider();
+    const server = mcpServer({
+      url: protectedUrl(),
+      name: 'demo-oauth',
+      authProvider,
+      approvalRequiredTools: ['reset_demo_data'],
+    });
+    await server.authorize();
+    const { model } = await scripted([
+      { toolCalls: [{ name: 'reset_demo_data', arguments: {} }] },
+      { text: 'Reset.' },
+    ]);
+    const agent = new Agent({ name: 'test', model, mcpServers: [server] });
+    try {
+      const held = await finish(agent.execute({ threadId: 't5', messages: 'reset the demo' }));
+      const callId = held.result.interrupts[0]?.callId ?? '';
+      expect(held.result.interrupts[0]).toMatchObject({ mode: 'approval', server: 'demo-oauth' });
+      // The approved call runs in the resumed run and meets the step-up there.
+      const approved = await finish(
+        agent.execute({ threadId: 't5', resolutions: [{ callId, action: 'approve' }] }),
+      );
+      expect(approved.result.interrupts).toEqual([
+        expect.objectContaining({ callId, mode: 'authorization', server: 'demo-oauth' }),
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('fails a call as declined when the user declines to sign in', async () => {
     const authProvider = await signInProvider();
     const server = mcpServer({ url: protectedUrl(), name: 'demo-oauth', authProvider });
@@ -202,7 +232,7 @@ describe('Agent with an OAuth-protected MCP server', () => {
   it('refreshes an expired token once for concurrent calls (refresh tokens rotate)', async () => {
     const shortLived = await startDemoServer({
       toolCount: 0,
-      oauth: { consent: 'auto', accessTokenTtlMs: 2_000 },
+      oauth: { consent: 'auto', accessTokenTtlMs: 5_000 },
     });
     const url = shortLived.protectedUrl ?? '';
     const authProvider = await nodeOAuthProvider({
@@ -217,7 +247,7 @@ describe('Agent with an OAuth-protected MCP server', () => {
     const server = mcpServer({ url, name: 'demo-oauth', authProvider });
     try {
       await server.authorize();
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await new Promise((resolve) => setTimeout(resolve, 5_100));
       const outputs = await Promise.all(
         ['Oslo', 'Paris', 'Rome', 'Lima', 'Pune'].map((city) =>
           server.callTool('get_weather', { city }),

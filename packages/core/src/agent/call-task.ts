@@ -60,10 +60,18 @@ export class CallTask {
   #fail: ((error: unknown) => void) | undefined;
   readonly #listeners = new Set<() => void>();
 
-  /** The MCP server of the tool, copied into the interrupts this task raises. */
-  readonly #server: string | undefined;
+  /** The MCP server of the call's tool; asked when an interrupt is made (see the constructor). */
+  readonly #server: () => string | undefined;
 
-  constructor(call: FunctionCallItem, start: CallStarter, server?: string) {
+  /**
+   * @param server The MCP server of the call's tool, looked up when the tool interrupts: a
+   *   resumed run builds its tasks before it lists the tools again.
+   */
+  constructor(
+    call: FunctionCallItem,
+    start: CallStarter,
+    server: () => string | undefined = () => undefined,
+  ) {
     this.call = call;
     this.#start = start;
     this.#server = server;
@@ -172,7 +180,8 @@ export class CallTask {
       arguments: parseArguments(this.call.arguments),
       mode: request.mode,
     };
-    if (this.#server !== undefined) interrupt.server = this.#server;
+    const server = this.#server();
+    if (server !== undefined) interrupt.server = server;
     if (request.message !== undefined) interrupt.message = request.message;
     if (request.requestedSchema !== undefined) interrupt.requestedSchema = request.requestedSchema;
     if (request.url !== undefined) interrupt.url = request.url;

@@ -493,7 +493,7 @@ class Run {
           if (isSwitchboardError(error, 'hook_failed')) this.#hookFailure ??= error;
           throw error;
         }),
-      this.#toolset?.get(call.name)?.server,
+      () => this.#toolset?.get(call.name)?.server,
     );
   }
 

@@ -247,6 +247,15 @@ export class McpConnection {
     return this.#authorizationUrl;
   }
 
+  /**
+   * Forgets the pending authorization (its `state` or code was used, or refused): the next
+   * connect that meets a 401 starts a new one.
+   */
+  dropPendingAuthorization(): void {
+    this.#authorizationUrl = undefined;
+    this.#authTransport = undefined;
+  }
+
   /** Where the connection stands, as of its last connect attempt (or `closed`). */
   get status(): McpConnectionStatus {
     return this.#status;

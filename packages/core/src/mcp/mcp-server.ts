@@ -317,10 +317,32 @@ export class McpServer {
         );
       }
     }
-    // No await before this call: a browser opens its popup only within the click's activation.
-    const callback = await provider.authorize(url, signal);
+    const connection = this.#ensureConnection();
+    let callback: URLSearchParams | undefined;
+    try {
+      // No await before this call: a browser opens its popup only within the click's activation.
+      callback = await provider.authorize(url, signal);
+    } catch (error) {
+      // A closed popup, a timeout or a denial leave the request usable for another Connect; an
+      // answer that did not fit it (state) means the next Connect needs a new one.
+      const reason = isSwitchboardError(error) ? error.details?.reason : undefined;
+      if (
+        (reason === 'state_mismatch' || reason === 'invalid_response') &&
+        connection.pendingAuthorizationUrl === url
+      ) {
+        connection.dropPendingAuthorization();
+      }
+      throw error;
+    }
     if (callback === undefined) return 'redirected';
-    await this.finishAuthorization(callback, options);
+    try {
+      await this.finishAuthorization(callback, options);
+    } catch (error) {
+      // The code was spent (or refused): a second Connect must not reopen the same request
+      // (a newer one the reconnect started is kept).
+      if (connection.pendingAuthorizationUrl === url) connection.dropPendingAuthorization();
+      throw error;
+    }
     return 'authorized';
   }
 

@@ -52,7 +52,11 @@ export async function startLoopbackRedirectListener(
   }
   let expectedHost = '';
   const server = createServer((request, response) => {
-    void handle(request, response, expectedHost, callbackPath, options.onCallback);
+    handle(request, response, expectedHost, callbackPath, options.onCallback).catch(() => {
+      // Never an unhandled rejection (it would end the process): answer, or drop the socket.
+      if (!response.headersSent) end(response, 400, 'Bad request.');
+      else response.destroy();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>
@@ -88,9 +92,15 @@ async function handle(
   callbackPath: string,
   onCallback: LoopbackRedirectListenerOptions['onCallback'],
 ): Promise<void> {
-  const url = new URL(request.url ?? '/', `http://${expectedHost}`);
   if (request.headers.host !== expectedHost) {
     return end(response, 421, 'Misdirected request.');
+  }
+  let url: URL;
+  try {
+    // An absolute-form target (`GET http://[ HTTP/1.1`) may not parse.
+    url = new URL(request.url ?? '/', `http://${expectedHost}`);
+  } catch {
+    return end(response, 400, 'Bad request.');
   }
   if (url.pathname !== callbackPath) return end(response, 404, 'Not found.');
   if (request.method !== 'GET') return end(response, 405, 'Method not allowed.');

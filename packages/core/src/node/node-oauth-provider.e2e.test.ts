@@ -100,7 +100,7 @@ describe('nodeOAuthProvider end to end (SDK client, demo server, test authorizat
   });
 
   it('refreshes expired tokens once for three clients whose requests all got 401', async () => {
-    const { protectedUrl, authorizationServer, provider } = await start(1500);
+    const { protectedUrl, authorizationServer, provider } = await start(5_000);
     await signIn(protectedUrl, provider);
     const before = await provider.tokens();
     // Token requests take a moment, as over a real network: the three 401s overlap the refresh.
@@ -114,7 +114,7 @@ describe('nodeOAuthProvider end to end (SDK client, demo server, test authorizat
     const clients = await Promise.all(
       [1, 2, 3].map(() => connectedClient(protectedUrl, provider, slowTokens)),
     );
-    await new Promise((resolve) => setTimeout(resolve, 1700));
+    await new Promise((resolve) => setTimeout(resolve, 5_200));
     const results = await Promise.all(clients.map((client) => client.listTools()));
     expect(results.every((result) => result.tools.length > 0)).toBe(true);
     expect(authorizationServer.tokenRequestCount('refresh_token')).toBe(1);

@@ -134,16 +134,18 @@ describe('nodeOAuthProvider', () => {
     expect(context.pages[0]?.status).toBe(400);
   });
 
-  it('rejects an answer with another state', async () => {
+  it('ignores an answer with another state and keeps waiting for the real one', async () => {
     const context: Awaited<ReturnType<typeof setup>> = await setup(async (url) => {
-      const answer = context.server.approve(url);
-      answer.set('state', 'forged');
-      await context.arrive(answer);
+      const forged = context.server.approve(url);
+      forged.set('state', 'forged');
+      await context.arrive(forged);
+      await context.arrive(context.server.approve(url));
     });
     const url = await context.startAuthorization();
-    const error = await failureOf(context.provider.authorize(url));
-    expect(error.details).toMatchObject({ reason: 'state_mismatch' });
-    expectNoSecret(error);
+    const answer = await context.provider.authorize(url);
+    expect(answer?.get('state')).toBe(url.searchParams.get('state'));
+    await context.browsed();
+    expect(context.pages.map((page) => page.status)).toEqual([400, 200]);
   });
 
   it('times out, aborts, and reports a browser that cannot be opened', async () => {

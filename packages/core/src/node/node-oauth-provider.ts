@@ -215,20 +215,35 @@ class NodeOAuthProviderImplementation extends StoredOAuthProvider implements Nod
 
   /**
    * Hands a loopback callback's query to the pending `authorize`; `true` when it completed it.
-   * A wrong `state`, an OAuth `error` or a missing code rejects the pending `authorize`.
+   * An answer without the issued `state` is ignored (the `authorize` keeps waiting); with it, an
+   * OAuth `error` or a missing code rejects the pending `authorize` and leaves the state issued
+   * (so the same authorization URL can be opened again), and a code consumes the state (one use).
    */
   async deliver(query: URLSearchParams): Promise<boolean> {
     const pending = this.#pending;
     if (pending === undefined) return false;
+    const state = await this.issuedState();
+    // Anything that can reach 127.0.0.1 (another local process, a web page) can call the
+    // listener: an answer without the issued state is ignored, so the sign-in keeps waiting for
+    // the real one instead of being cancelled by a forged request.
+    if (state === undefined || query.get('state') !== state) return false;
+    if (this.#pending !== pending) return false;
     this.#pending = undefined;
+    let checked: URLSearchParams;
     try {
-      const state = await this.issuedState();
-      if (state !== undefined && query.get('state') === state) await this.consumeState(state);
-      pending.resolve(checkAuthorizationCallback(query, state, this.where));
-      return true;
+      checked = checkAuthorizationCallback(query, state, this.where);
+    } catch (error) {
+      // A denial keeps the state: the same authorization URL may be opened again.
+      pending.reject(error as Error);
+      return false;
+    }
+    try {
+      await this.consumeState(state);
     } catch (error) {
       pending.reject(error as Error);
       return false;
     }
+    pending.resolve(checked);
+    return true;
   }
 }

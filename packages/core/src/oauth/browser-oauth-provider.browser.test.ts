@@ -265,9 +265,14 @@ describe('browserOAuthProvider popup', () => {
     expect(deniedError.message).toContain('The user said no');
     expectNoSecret(deniedError);
 
-    // The denial used the state: a replay of a good answer now mismatches.
+    // A denial leaves the state issued (the user may click Connect again with the same URL);
+    // a good answer uses it up, so replaying that answer then mismatches.
+    const again = subject.authorize(url);
+    const approval = server.approve(url);
+    postCallback(popup, approval);
+    expect((await again)?.get('code')).toBe(approval.get('code'));
     const replay = subject.authorize(url);
-    postCallback(popup, server.approve(url));
+    postCallback(popup, approval);
     expect((await failureOf(replay)).details).toMatchObject({ reason: 'state_mismatch' });
   });
 
@@ -379,10 +384,15 @@ describe('browserOAuthProvider redirect fallback', () => {
 });
 
 describe('browserOAuthProvider refresh coordination', () => {
+  let clock = Date.now();
+  const now = () => clock;
+
   async function signedIn(subject: StoredOAuthProvider) {
     const server = fakeAuthorizationServer();
     const url = await startAuthorization(subject, server);
     await finish(subject, server, server.approve(url));
+    // The refreshes come a while after the sign-in (not "just refreshed").
+    clock += 5_000;
     const slow: typeof fetch = async (input, init) => {
       await new Promise((resolve) => setTimeout(resolve, 10));
       return await server.fetch(input, init);
@@ -392,7 +402,7 @@ describe('browserOAuthProvider refresh coordination', () => {
 
   it('serializes refreshes in the page without Web Locks: one refresh for five 401s', async () => {
     expect((navigator as { locks?: unknown }).locks).toBeUndefined();
-    const subject = provider();
+    const subject = provider({ now });
     const { server, fetchFn } = await signedIn(subject);
     const results = await Promise.all(
       Array.from({ length: 5 }, () => auth(subject, { serverUrl: server.serverUrl, fetchFn })),
@@ -418,7 +428,7 @@ describe('browserOAuthProvider refresh coordination', () => {
       ),
     };
     vi.stubGlobal('navigator', { ...navigator, locks });
-    const subject = provider();
+    const subject = provider({ now });
     const { server, fetchFn } = await signedIn(subject);
     const results = await Promise.all(
       Array.from({ length: 3 }, () => auth(subject, { serverUrl: server.serverUrl, fetchFn })),

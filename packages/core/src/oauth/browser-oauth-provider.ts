@@ -185,9 +185,11 @@ class BrowserOAuthProvider extends StoredOAuthProvider implements InteractiveOAu
       );
     }
     const state = await this.issuedState();
-    const answer = new URLSearchParams(query);
-    if (state !== undefined && answer.get('state') === state) await this.consumeState(state);
-    return checkAuthorizationCallback(answer, state, this.where);
+    // Checked first: a denial (or an answer without a code) leaves the state issued, so the
+    // same authorization URL can be opened again; only an answer with a code consumes it.
+    const checked = checkAuthorizationCallback(new URLSearchParams(query), state, this.where);
+    await this.consumeState(state);
+    return checked;
   }
 
   /** The popup was blocked: leave for the authorization server, then come back here. */

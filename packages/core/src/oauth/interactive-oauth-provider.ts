@@ -44,8 +44,9 @@ export interface InteractiveOAuthProvider extends OAuthClientProvider {
    * loopback listener (RFC 8252 §7.3).
    *
    * @throws SwitchboardError 'needs_auth' when the user denied (OAuth `error` in the response,
-   *   message carries `error` and `error_description`, never the code), closed the popup, the
-   *   state does not match, or it timed out (`details.reason`: `'denied'`, `'closed'`,
+   *   message carries `error` and `error_description`, never the code; the state stays issued so
+   *   the same URL can be opened again), closed the popup, the state does not match (browser;
+   *   Node ignores such answers on its loopback listener and keeps waiting), or it timed out (`details.reason`: `'denied'`, `'closed'`,
    *   `'state_mismatch'`, `'timeout'`, `'invalid_response'`, `'open_failed'`); 'aborted' on
    *   signal; 'invalid_input' when `authorizationUrl` is not http(s).
    */

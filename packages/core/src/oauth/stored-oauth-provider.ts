@@ -81,6 +81,12 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #listeners = new Set<() => void>();
   #stopListening: (() => void) | undefined;
   #lastAuthorizationUrl: URL | undefined;
+  /**
+   * Access tokens the refresh coordinator already stored (or answered from storage) and handed
+   * to the SDK, which saves them once more: that save is skipped, so it cannot bring tokens back
+   * after a sign-out that landed in between.
+   */
+  readonly #coordinatedAccessTokens = new Set<string>();
 
   /** @throws SwitchboardError `invalid_input` for invalid settings (see `OAuthClientSettings`). */
   constructor(options: StoredOAuthProviderOptions) {
@@ -178,7 +184,19 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * latest, and notifies subscribers.
    */
   async saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): Promise<void> {
-    const issuer = ctx?.issuer ?? tokens.issuer ?? '';
+    if (this.#coordinatedAccessTokens.delete(tokens.access_token)) return;
+    await this.#storeTokens(tokens, ctx?.issuer ?? tokens.issuer ?? '', undefined);
+  }
+
+  /**
+   * Stores tokens under `issuer` (see {@link saveTokens}); with `replacing`, only while that
+   * issuer's stored refresh token is still `replacing`. Resolves whether it stored them.
+   */
+  async #storeTokens(
+    tokens: StoredOAuthTokens,
+    issuer: string,
+    replacing: string | undefined,
+  ): Promise<boolean> {
     const savedAt = this.#now();
     const expiresIn = Number(tokens.expires_in);
     const saved: SavedOAuthTokens = {
@@ -188,11 +206,22 @@ export class StoredOAuthProvider implements OAuthClientProvider {
         ? { expiresAt: savedAt + expiresIn * 1000 }
         : {}),
     };
-    await this.#updateCredentials((credentials) => ({
-      ...upsertEntry(credentials, issuer, (entry) => ({ ...entry, tokens: saved })),
-      latestIssuer: issuer,
-    }));
-    this.#notify();
+    let stored = false;
+    await this.#updateCredentials((credentials) => {
+      if (
+        replacing !== undefined &&
+        findEntry(credentials, issuer)?.tokens?.tokens.refresh_token !== replacing
+      ) {
+        return credentials;
+      }
+      stored = true;
+      return {
+        ...upsertEntry(credentials, issuer, (entry) => ({ ...entry, tokens: saved })),
+        latestIssuer: issuer,
+      };
+    });
+    if (stored) this.#notify();
+    return stored;
   }
 
   /** Records `authorizationUrl` (see {@link lastAuthorizationUrl}); never navigates. */
@@ -316,7 +345,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       lock: this.#lock,
       lockName: `switchboard-oauth-refresh ${this.#key}`,
       readCredentials: async () => await this.#readCredentials(),
-      saveTokens: async (issuer, tokens) => await this.saveTokens(tokens, { issuer }),
+      saveTokens: async (issuer, tokens, replacing) =>
+        await this.#storeTokens(tokens, issuer, replacing),
+      answered: (accessToken) => {
+        this.#coordinatedAccessTokens.add(accessToken);
+      },
       now: this.#now,
     });
   }

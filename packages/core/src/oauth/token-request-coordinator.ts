@@ -1,5 +1,9 @@
 import type { StoredOAuthTokens } from '@modelcontextprotocol/client';
-import type { OAuthServerCredentials, SavedOAuthTokens } from './oauth-stores.ts';
+import type {
+  OAuthIssuerCredentials,
+  OAuthServerCredentials,
+  SavedOAuthTokens,
+} from './oauth-stores.ts';
 import type { RefreshLock } from './refresh-lock.ts';
 
 /** What {@link coordinateTokenRequests} needs from its provider. */
@@ -10,8 +14,23 @@ export interface TokenRequestCoordination {
   lockName: string;
   /** Reads the server's stored credentials. */
   readCredentials: () => Promise<OAuthServerCredentials | undefined>;
-  /** Stores tokens from `issuer` as the provider's `saveTokens` does (and notifies). */
-  saveTokens: (issuer: string, tokens: StoredOAuthTokens) => Promise<void>;
+  /**
+   * Stores tokens from `issuer` as the provider's `saveTokens` does (and notifies), but only
+   * while that issuer's stored refresh token is still `replacing` (the one the refresh spent):
+   * resolves `false`, storing nothing, when it is gone (signed out meanwhile) or was replaced.
+   */
+  saveTokens: (
+    issuer: string,
+    tokens: StoredOAuthTokens,
+    replacing: string,
+  ) => Promise<boolean | void>;
+  /**
+   * Told the access token of every successful token answer this coordinator hands back (a
+   * refresh it stored, or a synthetic answer from stored tokens): those tokens are stored
+   * already, so the SDK's own `saveTokens` of them is redundant — and must not store them again
+   * after a sign-out that landed in between.
+   */
+  answered?: (accessToken: string) => void;
   /** The clock, in ms since the epoch. */
   now: () => number;
 }
@@ -35,14 +54,20 @@ const FRESHNESS_MARGIN_MS = 10_000;
  *   tokens (the 401 behind it came from a request sent before they were saved);
  * - the request's `refresh_token` is the stored one otherwise: the request goes out, and a successful
  *   token response is stored (the old refresh token carried over when none came back) before
- *   the lock is released, so the next refresh sees the rotated tokens;
+ *   the lock is released, so the next refresh sees the rotated tokens — unless the refresh token
+ *   it spent is no longer stored by then (a sign-out landed while it was on the wire): then the
+ *   answer is dropped and replaced by a synthetic `400` `invalid_grant`;
  * - it is not (another request or tab rotated it) and the stored access token is fresh: the
  *   answer is a synthetic `200` token response made from the stored tokens, and the old refresh
  *   token is not spent;
  * - it is not and the stored access token has expired: the request goes out with the stored
  *   refresh token instead of the old one;
  * - no usable tokens are stored (signed out, invalidated): the answer is a synthetic `400`
- *   `invalid_grant`, so the SDK starts a new authorization instead of signing back in.
+ *   `invalid_grant`, so the SDK starts a new authorization instead of signing back in;
+ * - in the last three cases, with tokens of several authorization servers stored, only those of
+ *   the server the request goes to (its issuer's origin, or its registered `client_id`) are
+ *   used; when that is not one entry, the request goes out unchanged — one server's tokens are
+ *   never handed out as, or sent to, another's.
  *
  * Every other request passes through untouched.
  */
@@ -81,16 +106,26 @@ async function refreshOnce(
     // needed already finished: the SDK then reads the new tokens and asks to refresh them
     // again. Tokens stored moments ago are the answer; spending their refresh token is not.
     if (saved !== undefined && now - saved.savedAt < JUST_REFRESHED_MS && isFresh(saved, now)) {
-      return tokenResponse(saved, now);
+      return tokenResponse(saved, now, coordination);
     }
     return await sendAndStore(fetch, coordination, input, init, current.issuer, requested);
   }
+  if (withTokens.length === 0) return invalidGrant();
+  // Several authorization servers' tokens (the MCP server moved): only those of the server this
+  // request goes to may answer it, or be sent to it; when that is not clear, it goes out as is.
+  const candidates =
+    withTokens.length === 1
+      ? withTokens
+      : withTokens.filter((entry) => isSameAuthorizationServer(entry, input, parameters));
+  if (candidates.length !== 1 && withTokens.length > 1) return await fetch(input, init);
   const latest =
-    withTokens.find((entry) => entry.issuer === credentials?.latestIssuer) ??
-    withTokens.toSorted((a, b) => (b.tokens?.savedAt ?? 0) - (a.tokens?.savedAt ?? 0))[0];
+    candidates.find((entry) => entry.issuer === credentials?.latestIssuer) ??
+    candidates.toSorted((a, b) => (b.tokens?.savedAt ?? 0) - (a.tokens?.savedAt ?? 0))[0];
   const saved = latest?.tokens;
   if (latest === undefined || saved === undefined) return invalidGrant();
-  if (isFresh(saved, coordination.now())) return tokenResponse(saved, coordination.now());
+  if (isFresh(saved, coordination.now())) {
+    return tokenResponse(saved, coordination.now(), coordination);
+  }
   const storedRefreshToken = saved.tokens.refresh_token;
   if (storedRefreshToken === undefined || !(init?.body instanceof URLSearchParams)) {
     return invalidGrant();
@@ -107,6 +142,26 @@ async function refreshOnce(
   );
 }
 
+/**
+ * Whether `entry`'s authorization server is the one a token request to `input` targets: the
+ * issuer's origin is the token endpoint's, or the entry's registered client is the request's
+ * `client_id`.
+ */
+function isSameAuthorizationServer(
+  entry: OAuthIssuerCredentials,
+  input: RequestInfo | URL,
+  parameters: URLSearchParams,
+): boolean {
+  const clientId = parameters.get('client_id');
+  if (clientId !== null && entry.client?.client_id === clientId) return true;
+  try {
+    const target = new URL(input instanceof Request ? input.url : String(input));
+    return new URL(entry.issuer).origin === target.origin;
+  } catch {
+    return false;
+  }
+}
+
 /** Sends the refresh and stores a successful token response for `issuer` before returning. */
 async function sendAndStore(
   fetch: typeof globalThis.fetch,
@@ -120,11 +175,18 @@ async function sendAndStore(
   if (!response.ok) return response;
   const tokens = await readTokenResponse(response);
   if (tokens !== undefined) {
-    await coordination.saveTokens(issuer, {
-      ...tokens,
-      refresh_token: tokens.refresh_token ?? spentRefreshToken,
+    const stored = await coordination.saveTokens(
       issuer,
-    });
+      { ...tokens, refresh_token: tokens.refresh_token ?? spentRefreshToken, issuer },
+      spentRefreshToken,
+    );
+    if (stored === false) {
+      // Signed out (or replaced) while the refresh was on the wire: the new tokens are dropped,
+      // and the SDK is told the grant is gone rather than handed tokens it would store again.
+      await response.body?.cancel().catch(() => undefined);
+      return invalidGrant();
+    }
+    coordination.answered?.(tokens.access_token);
   }
   return response;
 }
@@ -193,8 +255,13 @@ function isFresh(saved: SavedOAuthTokens, now: number): boolean {
 }
 
 /** A synthetic token response (RFC 6749 §5.1) carrying the stored tokens. */
-function tokenResponse(saved: SavedOAuthTokens, now: number): Response {
+function tokenResponse(
+  saved: SavedOAuthTokens,
+  now: number,
+  coordination: TokenRequestCoordination,
+): Response {
   const { tokens, expiresAt } = saved;
+  coordination.answered?.(tokens.access_token);
   const body = {
     access_token: tokens.access_token,
     token_type: tokens.token_type,
