@@ -153,6 +153,29 @@ describe('Agent with an OAuth-protected MCP server', () => {
     }
   });
 
+  it('connects a server waiting for sign-in when the same account signs in elsewhere', async () => {
+    const authProvider = await signInProvider();
+    const first = mcpServer({ url: protectedUrl(), name: 'first', authProvider });
+    const second = mcpServer({ url: protectedUrl(), name: 'second', authProvider });
+    try {
+      await second.connect().catch(() => undefined);
+      expect(second.getSnapshot().status).toBe('needs-auth');
+      const connected = new Promise<void>((resolve) => {
+        const stop = second.subscribe(() => {
+          if (second.getSnapshot().status !== 'connected') return;
+          stop();
+          resolve();
+        });
+      });
+      expect(await first.authorize()).toBe('authorized');
+      await connected;
+      expect(second.getSnapshot().account?.signedIn).toBe(true);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it('fails a call as declined when the user declines to sign in', async () => {
     const authProvider = await signInProvider();
     const server = mcpServer({ url: protectedUrl(), name: 'demo-oauth', authProvider });

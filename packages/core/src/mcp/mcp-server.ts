@@ -176,6 +176,8 @@ export class McpServer {
   readonly #listeners = new Set<() => void>();
   /** Set with an interactive OAuth provider: ends the account-state subscription on close. */
   #unsubscribeAccount: (() => void) | undefined;
+  /** {@link authorize} calls in progress: they connect by themselves when signed in. */
+  #authorizing = 0;
   /** Finishing a sign-in that came back by redirect (checked once, before the first connect). */
   #redirectFinish: Promise<void> | undefined;
 
@@ -290,9 +292,21 @@ export class McpServer {
    *   `needs_auth` when the user denied, closed the popup, or the state did not match;
    *   `aborted`; or any failure of {@link connect}.
    */
-  async authorize(
+  authorize(
     options: { signal?: AbortSignal; runContext?: unknown } = {},
   ): Promise<McpAuthorizeOutcome> {
+    this.#authorizing++;
+    // Called synchronously: the popup opens within the click's activation.
+    const authorizing = this.#authorizeOnce(options);
+    return authorizing.finally(() => {
+      this.#authorizing--;
+    });
+  }
+
+  async #authorizeOnce(options: {
+    signal?: AbortSignal;
+    runContext?: unknown;
+  }): Promise<McpAuthorizeOutcome> {
     const provider = interactiveProvider(this.#options.authProvider);
     if (provider === undefined) {
       throw new SwitchboardError(
@@ -658,6 +672,14 @@ export class McpServer {
       return;
     }
     this.#update({ ...this.#snapshot, account });
+    // Signed in elsewhere (another tab, or another McpServer for this URL): waiting for a
+    // sign-in is over, so connect with the new tokens instead of showing "Connect" still.
+    if (account.signedIn && this.#snapshot.status === 'needs-auth' && this.#authorizing === 0) {
+      this.#connection?.dropPendingAuthorization();
+      void this.connect({ runContext: this.#lastRunContext }).catch(() => {
+        // The failure is in the snapshot.
+      });
+    }
   }
 
   #ensureConnection(): McpConnection {
