@@ -1,7 +1,7 @@
-import { isSwitchboardError } from '@switchboard/core';
 import { InterruptView, type UseAgentResult } from '@switchboard/react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ChatMessageView } from './chat-message-view.tsx';
+import { describeSignInFailure } from '../sign-in-failure.ts';
 
 /** A phrase the scripted model understands, and the feature it shows. */
 export interface Suggestion {
@@ -243,7 +243,6 @@ export function ChatPanel({
   );
 }
 
-/** The MCP server of the tool call `callId`, as its card in the conversation shows it. */
 /**
  * "<server> needs you to sign in — [Connect]": the chat goes on without the server's tools
  * until then. Connect signs in (a popup, straight from the click; a blocked popup becomes a
@@ -259,13 +258,7 @@ function AuthBanner({ server, connect }: { server: string; connect: UseAgentResu
       (outcome) => setPhase(outcome === 'redirected' ? 'redirecting' : 'idle'),
       (error: unknown) => {
         setPhase('idle');
-        setFailure(
-          isSwitchboardError(error, 'needs_auth') && error.details?.['reason'] === 'closed'
-            ? 'The sign-in window was closed before you finished.'
-            : error instanceof Error
-              ? error.message
-              : String(error),
-        );
+        setFailure(describeSignInFailure(error));
       },
     );
   };

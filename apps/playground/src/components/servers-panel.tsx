@@ -1,5 +1,4 @@
 import {
-  isSwitchboardError,
   type McpServerSnapshot,
   type McpServerStatus,
   type McpToolDescriptor,
@@ -10,6 +9,7 @@ import { missingBuiltIns, oauthDemoServer } from '../server-config.ts';
 import type { ServerEntry, ServerRegistry } from '../server-registry.ts';
 import type { TrafficLog } from '../traffic-log.ts';
 import { AddServerForm } from './add-server-form.tsx';
+import { describeSignInFailure } from '../sign-in-failure.ts';
 
 /** Opens a tool in the Tool runner. */
 export type RunToolHandler = (serverId: string, toolName: string) => void;
@@ -439,26 +439,6 @@ function ServerSignIn({ entry, registry }: { entry: ServerEntry; registry: Serve
       )}
     </div>
   );
-}
-
-/** A sentence for a failed sign-in (never a token: the errors carry none). */
-function describeSignInFailure(error: unknown): string {
-  if (isSwitchboardError(error, 'needs_auth')) {
-    switch (error.details?.['reason']) {
-      case 'closed':
-        return 'The sign-in window was closed before you finished. Connect to try again.';
-      case 'denied':
-        return `Sign-in was refused. ${error.message}`;
-      case 'timeout':
-        return 'The sign-in took too long. Connect to try again.';
-      case 'state_mismatch':
-        return 'The answer from the sign-in page did not match this request, so it was ignored. Connect to try again.';
-      default:
-        return `Sign-in did not finish: ${error.message}`;
-    }
-  }
-  if (isSwitchboardError(error, 'aborted')) return 'Sign-in was cancelled.';
-  return `Sign-in failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** The host of an issuer URL (the whole string when it is not a URL). */

@@ -2,7 +2,6 @@ import Form from '@rjsf/core';
 import type { RJSFSchema } from '@rjsf/utils';
 import validator from '@rjsf/validator-ajv8';
 import {
-  isSwitchboardError,
   type Interrupt,
   type McpAuthorizeOutcome,
   type McpToolDescriptor,
@@ -14,6 +13,7 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'reac
 import { runTool } from '../run-tool.ts';
 import type { ServerRegistry } from '../server-registry.ts';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
+import { describeSignInFailure } from '../sign-in-failure.ts';
 
 /** Which tool the runner shows. */
 export interface RunnerTarget {
@@ -187,12 +187,7 @@ function ToolForm({
       (error: unknown) =>
         setSignIn({
           waiting: false,
-          failure:
-            isSwitchboardError(error, 'needs_auth') && error.details?.['reason'] === 'closed'
-              ? 'The sign-in window was closed before you finished.'
-              : error instanceof Error
-                ? error.message
-                : String(error),
+          failure: describeSignInFailure(error),
         }),
     );
   };

@@ -28,9 +28,9 @@ describe('Agent with an OAuth-protected MCP server', () => {
   });
 
   /** A Node provider whose "browser" follows the authorization redirect to the loopback listener. */
-  async function signInProvider(): Promise<NodeOAuthProvider> {
+  async function signInProvider(serverUrl = protectedUrl()): Promise<NodeOAuthProvider> {
     const provider = await nodeOAuthProvider({
-      serverUrl: protectedUrl(),
+      serverUrl,
       openBrowser: async (url) => {
         const answer = await fetch(url, { redirect: 'manual' });
         await answer.body?.cancel();
@@ -258,15 +258,7 @@ describe('Agent with an OAuth-protected MCP server', () => {
       oauth: { consent: 'auto', accessTokenTtlMs: 5_000 },
     });
     const url = shortLived.protectedUrl ?? '';
-    const authProvider = await nodeOAuthProvider({
-      serverUrl: url,
-      openBrowser: async (authorizationUrl) => {
-        const answer = await fetch(authorizationUrl, { redirect: 'manual' });
-        await answer.body?.cancel();
-        await (await fetch(new URL(answer.headers.get('location') ?? '', authorizationUrl))).text();
-      },
-    });
-    providers.push(authProvider);
+    const authProvider = await signInProvider(url);
     const server = mcpServer({ url, name: 'demo-oauth', authProvider });
     try {
       await server.authorize();

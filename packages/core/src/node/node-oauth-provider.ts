@@ -3,6 +3,7 @@ import {
   authorizationAborted,
   authorizationFailure,
   checkAuthorizationCallback,
+  authorizationRefusal,
 } from '../oauth/authorization-callback.ts';
 import type { InteractiveOAuthProvider } from '../oauth/interactive-oauth-provider.ts';
 import { MemoryOAuthStore } from '../oauth/memory-oauth-store.ts';
@@ -136,15 +137,8 @@ class NodeOAuthProviderImplementation extends StoredOAuthProvider implements Nod
     options: { signal?: AbortSignal } = {},
   ): Promise<URLSearchParams | undefined> {
     const { signal } = options;
-    if (signal?.aborted) return Promise.reject(authorizationAborted(this.where, signal));
-    if (authorizationUrl.protocol !== 'https:' && authorizationUrl.protocol !== 'http:') {
-      return Promise.reject(
-        new SwitchboardError(
-          'invalid_input',
-          `${this.where}: the authorization URL must be http(s), not ${authorizationUrl.protocol}`,
-        ),
-      );
-    }
+    const refusal = authorizationRefusal(this.where, authorizationUrl, signal);
+    if (refusal !== undefined) return Promise.reject(refusal);
     if (this.#closed) {
       return Promise.reject(
         new SwitchboardError('invalid_input', `${this.where}: the provider was closed.`),

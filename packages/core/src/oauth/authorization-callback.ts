@@ -36,6 +36,25 @@ export function authorizationAborted(where: string, signal: AbortSignal): Switch
 }
 
 /**
+ * Why `authorize` cannot start (an aborted `signal`, or an authorization URL that is not
+ * http(s)), or `undefined` when it can.
+ */
+export function authorizationRefusal(
+  where: string,
+  authorizationUrl: URL,
+  signal: AbortSignal | undefined,
+): SwitchboardError | undefined {
+  if (signal?.aborted === true) return authorizationAborted(where, signal);
+  if (authorizationUrl.protocol !== 'https:' && authorizationUrl.protocol !== 'http:') {
+    return new SwitchboardError(
+      'invalid_input',
+      `${where}: the authorization URL must be http(s), not ${authorizationUrl.protocol}`,
+    );
+  }
+  return undefined;
+}
+
+/**
  * A label for an MCP server in messages: origin and path, without credentials, query or hash.
  */
 export function describeServer(serverUrl: string): string {

@@ -1,7 +1,7 @@
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import {
-  authorizationAborted,
   authorizationFailure,
+  authorizationRefusal,
   checkAuthorizationCallback,
 } from './authorization-callback.ts';
 import {
@@ -123,15 +123,8 @@ class BrowserOAuthProvider extends StoredOAuthProvider implements InteractiveOAu
     options: { signal?: AbortSignal } = {},
   ): Promise<URLSearchParams | undefined> {
     const { signal } = options;
-    if (signal?.aborted) return Promise.reject(authorizationAborted(this.where, signal));
-    if (authorizationUrl.protocol !== 'https:' && authorizationUrl.protocol !== 'http:') {
-      return Promise.reject(
-        new SwitchboardError(
-          'invalid_input',
-          `${this.where}: the authorization URL must be http(s), not ${authorizationUrl.protocol}`,
-        ),
-      );
-    }
+    const refusal = authorizationRefusal(this.where, authorizationUrl, signal);
+    if (refusal !== undefined) return Promise.reject(refusal);
     const generation = ++this.#generation;
     let popup: Window | null | undefined;
     try {
