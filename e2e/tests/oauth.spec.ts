@@ -317,6 +317,9 @@ test.describe('step-up authorization in the chat', () => {
     // The server refuses it for want of mcp:admin: the run waits for a sign-in.
     const authorization = page.locator('[data-testid="interrupt"][data-mode="authorization"]');
     await expect(authorization).toContainText('needs you to sign in');
+    // One call needs more scope; the server itself stays connected, with no banner in the chat.
+    await expect(card).toHaveAttribute('data-status', 'connected');
+    await expect(page.getByTestId('auth-banner')).toHaveCount(0);
     const stepUpOpened = context.waitForEvent('page');
     await authorization.getByRole('button', { name: 'Connect' }).click();
     const stepUp = await stepUpOpened;

@@ -143,6 +143,8 @@ function ServerCard({
   const { config, state } = entry;
   const [busy, setBusy] = useState(false);
   const [confirmRemove, setConfirmRemove] = useState(false);
+  // A 401 from a server added without OAuth is not an outage: offer the sign-in instead.
+  const offersOAuth = state.status === 'error' && config.auth !== 'oauth' && asksForSignIn(state);
   const run = (action: () => Promise<void>) => {
     setBusy(true);
     void action().finally(() => setBusy(false));
@@ -214,7 +216,7 @@ function ServerCard({
           </>
         )}
       </dl>
-      {state.status === 'error' && (
+      {state.status === 'error' && !offersOAuth && (
         <div className="error-box" role="alert" data-testid="server-error">
           <strong>Could not use this server</strong>{' '}
           {state.error !== undefined && (
@@ -226,18 +228,21 @@ function ServerCard({
           <p className="muted">The chat works without its tools. Reconnect when it is back.</p>
         </div>
       )}
-      {state.status === 'error' && config.auth !== 'oauth' && asksForSignIn(state) && (
-        <p className="warning-box" data-testid="server-offer-oauth">
-          This server asks you to sign in (HTTP 401).{' '}
+      {offersOAuth && (
+        <div className="warning-box" data-testid="server-offer-oauth">
+          <p>
+            <strong>This server asks you to sign in</strong> (HTTP 401). Its tools are available
+            once you do.
+          </p>
           <button
             type="button"
-            className="link-button"
+            className="button button--small"
             data-testid="server-use-oauth"
             onClick={() => registry.update(config.id, (current) => ({ ...current, auth: 'oauth' }))}
           >
             Use OAuth sign-in
           </button>
-        </p>
+        </div>
       )}
       {(config.auth === 'oauth' || state.status === 'needs-auth') && (
         <ServerSignIn entry={entry} registry={registry} />
@@ -248,7 +253,7 @@ function ServerCard({
         </p>
       )}
       <div className="server-card__actions">
-        {state.status === 'error' ? (
+        {state.status === 'error' && !offersOAuth ? (
           <button
             type="button"
             className="button button--small"
@@ -375,11 +380,6 @@ function ServerSignIn({ entry, registry }: { entry: ServerEntry; registry: Serve
               ? 'It asks for more access than you granted, or no longer accepts your sign-in.'
               : 'Its tools are available once you sign in (OAuth).'}
           </p>
-          {state.error !== undefined && (
-            <p className="muted sign-in__detail" data-testid="server-auth-message">
-              <code>{state.error.code}</code> {state.error.message}
-            </p>
-          )}
           {phase === 'redirecting' ? (
             <p data-testid="server-auth-redirecting">Taking you to the sign-in page…</p>
           ) : (
@@ -412,7 +412,11 @@ function ServerSignIn({ entry, registry }: { entry: ServerEntry; registry: Serve
               {account.scope === undefined || account.scope === '' ? '(none)' : account.scope}
             </code>
             {account.expiresAt !== undefined && (
-              <> · access until {new Date(account.expiresAt).toLocaleTimeString()}</>
+              <>
+                {' '}
+                · access token until {new Date(account.expiresAt).toLocaleTimeString()}, then
+                renewed when a refresh token allows
+              </>
             )}
           </p>
           <button

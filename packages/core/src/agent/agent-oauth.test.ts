@@ -104,7 +104,8 @@ describe('Agent with an OAuth-protected MCP server', () => {
         server: 'demo-oauth',
         toolName: 'reset_demo_data',
       });
-      expect(server.getSnapshot().status).toBe('needs-auth');
+      // One call needs more scope: the server stays usable for the others.
+      expect(server.getSnapshot().status).toBe('connected');
 
       // Step-up (MCP authorization: 403 insufficient_scope): the user consents to mcp:admin.
       expect(await server.authorize()).toBe('authorized');

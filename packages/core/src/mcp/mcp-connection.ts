@@ -715,7 +715,9 @@ export class McpConnection {
     ) {
       return new SwitchboardError(
         'needs_auth',
-        `${this.#where} needs authorization: the user must visit the authorization URL (details.authorizationUrl), then finishAuthorization() is called with the code.`,
+        // Shown to users as it is; the way on (authorize(), or details.authorizationUrl and
+        // finishAuthorization()) is in the TSDoc of McpServer.
+        `${this.#where} needs you to sign in.`,
         { cause: error, details: { authorizationUrl: this.#authorizationUrl.href } },
       );
     }

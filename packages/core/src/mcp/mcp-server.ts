@@ -609,7 +609,13 @@ export class McpServer {
       timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxTotalTimeoutMs: this.#options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS,
       authorizationInterrupts,
-      onNeedsAuth: (error) => this.#update({ ...this.#snapshot, status: 'needs-auth', error }),
+      onNeedsAuth: (error) => {
+        // One call refused for want of (more) authorization — a step-up to a wider scope, most
+        // often — leaves a connected server usable for the others: the call's own interrupt or
+        // error asks for the sign-in. A listing or connect that fails says `needs-auth`.
+        if (this.#snapshot.status === 'connected') return;
+        this.#update({ ...this.#snapshot, status: 'needs-auth', error });
+      },
     };
   }
 

@@ -84,7 +84,7 @@ export function toMcpError(
     );
   }
   if (findInChain(error, (item) => UnauthorizedError.isInstance(item))) {
-    return new SwitchboardError('needs_auth', `${where} needs authorization.`, { cause: error });
+    return new SwitchboardError('needs_auth', `${where} needs you to sign in.`, { cause: error });
   }
   // A JSON-RPC error the server sent: its message is the server's text, never a transport fact.
   if (error instanceof ProtocolError) {
