@@ -3,6 +3,7 @@ import {
   type Client,
   type DiscoverResult,
   type OAuthClientProvider,
+  type OAuthDiscoveryState,
   type PriorDiscovery,
   type Transport,
 } from '@modelcontextprotocol/client';
@@ -114,6 +115,25 @@ function coordinatedAuthFetch(
   const base: typeof fetch =
     options.authFetch ?? options.fetch ?? ((input, init) => fetch(input, init));
   return { authFetch: (coordinate as (next: typeof fetch) => typeof fetch).call(provider, base) };
+}
+
+/**
+ * @throws SwitchboardError `invalid_response` when the authorization server's metadata does not
+ *   list `S256` in `code_challenge_methods_supported` (absent counts as not supported).
+ */
+function refuseWithoutPkce(state: OAuthDiscoveryState, where: string): void {
+  const metadata = state.authorizationServerMetadata as
+    { issuer?: unknown; code_challenge_methods_supported?: unknown } | undefined;
+  if (metadata === undefined) return; // nothing discovered: the SDK's defaults apply
+  const methods = metadata.code_challenge_methods_supported;
+  if (Array.isArray(methods) && methods.includes('S256')) return;
+  const issuer =
+    typeof metadata.issuer === 'string' ? metadata.issuer : state.authorizationServerUrl;
+  throw new SwitchboardError(
+    'invalid_response',
+    `${where}: its authorization server ${issuer} does not support PKCE with S256 (code_challenge_methods_supported), which MCP authorization requires; the sign-in was refused.`,
+    { details: { issuer } },
+  );
 }
 
 /** Default of {@link McpConnectionOptions.timeoutMs}, in ms. */
@@ -750,9 +770,26 @@ export class McpConnection {
       this.#authorizationUrl = authorizationUrl;
       await provider.redirectToAuthorization(authorizationUrl);
     };
+    const where = this.#where;
+    const saveDiscoveryState = provider.saveDiscoveryState?.bind(provider);
+    // The SDK calls this after discovery, before it registers or builds the authorization
+    // request: the place to refuse an authorization server without PKCE S256 (MCP
+    // authorization 2025-11-25: absent `code_challenge_methods_supported` means refuse; the SDK
+    // only refuses a list without S256). Only when the provider keeps discovery state: the SDK
+    // treats a provider with `saveDiscoveryState` as one that also returns it.
+    // PKCE belongs to the authorization-code flow: grants without a redirect (client
+    // credentials, jwt-bearer) are not checked.
+    const checkedSave =
+      saveDiscoveryState === undefined || provider.redirectUrl === undefined
+        ? undefined
+        : async (state: OAuthDiscoveryState): Promise<void> => {
+            refuseWithoutPkce(state, where);
+            await saveDiscoveryState(state);
+          };
     return new Proxy(provider, {
       get(target, property) {
         if (property === 'redirectToAuthorization') return redirect;
+        if (property === 'saveDiscoveryState' && checkedSave !== undefined) return checkedSave;
         const value: unknown = Reflect.get(target, property, target);
         return typeof value === 'function' ? value.bind(target) : value;
       },

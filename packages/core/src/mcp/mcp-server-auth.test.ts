@@ -18,7 +18,9 @@ const CODE = 'the-authorization-code';
  * (with `resource_metadata`) unless the request carries the access token; `as.localhost` serves the
  * protected resource metadata, the authorization server metadata and the token endpoint.
  */
-function oauthGate(mcpUrl: string) {
+function oauthGate(mcpUrl: string, options: { codeChallengeMethods?: string[] | null } = {}) {
+  const methods =
+    options.codeChallengeMethods === undefined ? ['S256'] : options.codeChallengeMethods;
   const requests: { url: string; headers: Headers }[] = [];
   let revoked = false;
   const fetchImpl: typeof fetch = async (input, init) => {
@@ -35,7 +37,7 @@ function oauthGate(mcpUrl: string) {
           authorization_endpoint: `${AUTHORIZATION_SERVER}/authorize`,
           token_endpoint: `${AUTHORIZATION_SERVER}/token`,
           response_types_supported: ['code'],
-          code_challenge_methods_supported: ['S256'],
+          ...(methods === null ? {} : { code_challenge_methods_supported: methods }),
           token_endpoint_auth_methods_supported: ['none'],
         });
       }
@@ -237,6 +239,33 @@ describe('mcpServer with an OAuth authProvider', () => {
       await after.close();
     }
   });
+
+  it.each([
+    ['absent', null],
+    ['without S256', ['plain']],
+  ] as const)(
+    'refuses an authorization server whose PKCE support is %s, before any authorization request',
+    async (_label, codeChallengeMethods) => {
+      const gate = oauthGate(everything.url, {
+        codeChallengeMethods: codeChallengeMethods === null ? null : [...codeChallengeMethods],
+      });
+      const { provider, state } = memoryProvider();
+      const server = mcpServer({
+        url: everything.url,
+        fetch: gate.fetchImpl,
+        authProvider: provider,
+      });
+      try {
+        const failure = await server.listTools().catch((error: unknown) => error);
+        expect(isSwitchboardError(failure, 'invalid_response')).toBe(true);
+        expect((failure as SwitchboardError).message).toContain('PKCE with S256');
+        expect(state.redirectedTo).toEqual([]);
+        expect(state.verifier).toBeUndefined();
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it('rejects finishAuthorization without an authProvider', async () => {
     const server = mcpServer({ url: everything.url });
