@@ -1,4 +1,5 @@
 import { mcpServer } from '@switchboard/core';
+import { nodeOAuthProvider } from '@switchboard/core/node';
 import { startDemoServer, type DemoServer } from '@switchboard/core/testing';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -57,5 +58,49 @@ describe('useMcpServerStatus', () => {
       renderHook(() => useMcpServerStatus(undefined as unknown as FakeMcpServer)),
     ).toThrow(/useMcpServerStatus needs an McpServer/);
     vi.restoreAllMocks();
+  });
+
+  it('signs in and out of a real OAuth-protected server: needs-auth, authorize(), account, signOut()', async () => {
+    demo = await startDemoServer({ toolCount: 0, oauth: { consent: 'auto' } });
+    const url = demo.protectedUrl ?? '';
+    const authProvider = await nodeOAuthProvider({
+      serverUrl: url,
+      // The "browser": the authorization endpoint answers with a redirect to the loopback listener.
+      openBrowser: async (address) => {
+        const answer = await fetch(address, { redirect: 'manual' });
+        await answer.body?.cancel();
+        await (await fetch(new URL(answer.headers.get('location') ?? '', address))).text();
+      },
+    });
+    const server = mcpServer({ url, name: 'demo-oauth', authProvider });
+    try {
+      const { result } = renderHook(() => useMcpServerStatus(server));
+      await act(async () => {
+        await result.current.connect();
+      });
+      expect(result.current.status).toBe('needs-auth');
+      expect(result.current.error?.code).toBe('needs_auth');
+      await act(async () => {
+        await expect(result.current.authorize()).resolves.toBe('authorized');
+      });
+      expect(result.current.status).toBe('connected');
+      await waitFor(() => expect(result.current.account?.signedIn).toBe(true));
+      expect(result.current.account?.scope).toBe('mcp:tools');
+      await act(async () => {
+        await result.current.signOut();
+      });
+      await waitFor(() => expect(result.current.account?.signedIn).toBe(false));
+      expect(result.current.status).toBe('idle');
+    } finally {
+      await server.close();
+      await authProvider.close();
+    }
+  });
+
+  it('authorize() and signOut() reject for a server without an interactive auth provider', async () => {
+    const server = new FakeMcpServer([]);
+    const { result } = renderHook(() => useMcpServerStatus(server));
+    await expect(result.current.authorize()).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(result.current.signOut()).rejects.toMatchObject({ code: 'invalid_input' });
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AgentChat } from '../chat/agent-chat.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { mcpServer } from '../mcp/mcp-server.ts';
 import { MemorySchemaCache } from '../mcp/memory-schema-cache.ts';
@@ -174,6 +175,36 @@ describe('Agent with an OAuth-protected MCP server', () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+
+  it('AgentChat lists servers waiting for sign-in, and authorizeAndResume signs in and makes the call again', async () => {
+    const authProvider = await signInProvider();
+    const server = mcpServer({ url: protectedUrl(), name: 'demo-oauth', authProvider });
+    const { model } = await scripted([
+      { text: 'No tools yet.' },
+      { toolCalls: [{ name: 'reset_demo_data', arguments: {} }] },
+      { text: 'Reset.' },
+    ]);
+    const chat = new AgentChat(new Agent({ name: 'test', model, mcpServers: [server] }));
+    const stop = chat.subscribe(() => undefined);
+    try {
+      await chat.send('hello');
+      expect(chat.getSnapshot().serversNeedingAuth).toEqual(['demo-oauth']);
+      expect(await chat.connect('demo-oauth')).toBe('authorized');
+      expect(chat.getSnapshot().serversNeedingAuth).toEqual([]);
+
+      const paused = await chat.send('reset the demo');
+      expect(paused.status).toBe('paused');
+      const [interrupt] = chat.getSnapshot().interrupts;
+      expect(interrupt).toMatchObject({ mode: 'authorization', server: 'demo-oauth' });
+      const resumed = await chat.authorizeAndResume(interrupt?.callId ?? '');
+      expect(resumed?.status).toBe('completed');
+      expect(chat.getSnapshot().interrupts).toEqual([]);
+      await expect(chat.connect('nope')).rejects.toMatchObject({ code: 'invalid_input' });
+    } finally {
+      stop();
+      await server.close();
     }
   });
 
