@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
+import type { TestAuthorizationServer } from '../oauth/test-authorization-server.ts';
 import type { DemoServerState } from './demo-server-state.ts';
 import { applyFaultPatch, faultPatchSchema, snapshotFaults } from './fault-switches.ts';
 import type { FaultSwitches } from './fault-switches.ts';
@@ -13,9 +14,24 @@ export interface ControlContext {
   notifyToolsChanged(): void;
   /** Live session counts, reported by `GET /control/faults`. */
   sessionCounts(): { legacyStreamable: number; legacySse: number };
+  /** The authorization server, when the demo server was started with `oauth`. */
+  authorizationServer?: Pick<TestAuthorizationServer, 'expireAccessTokens' | 'tokenRequestCount'>;
 }
 
 const toolsChangedSchema = z.object({ enabled: z.boolean().optional() }).strict();
+const expireAccessTokensSchema = z.object({ clientId: z.string().min(1).optional() }).strict();
+
+/** The token requests the authorization server received, by grant type (counts only). */
+function tokenRequestCounts(
+  authorizationServer: NonNullable<ControlContext['authorizationServer']>,
+  clientId: string | undefined,
+): { authorization_code: number; refresh_token: number } {
+  const options = clientId === undefined ? {} : { clientId };
+  return {
+    authorization_code: authorizationServer.tokenRequestCount('authorization_code', options),
+    refresh_token: authorizationServer.tokenRequestCount('refresh_token', options),
+  };
+}
 
 function faultsBody(context: ControlContext): Record<string, unknown> {
   return { ...snapshotFaults(context.faults), sessions: context.sessionCounts() };
@@ -36,7 +52,14 @@ function invalidBody(response: ServerResponse, error: z.ZodError): void {
  * - `POST /control/tools-changed` (optional body `{ "enabled": boolean }`) → adds or removes
  *   `dynamic_tool` (toggles by default) and sends `list_changed` on both eras;
  * - `GET /demo/authorize?elicitation=<id>` → an HTML page saying "Authorized" (marks the URL
- *   elicitation as visited; on the 2025 era this sends `notifications/elicitation/complete`).
+ *   elicitation as visited; on the 2025 era this sends `notifications/elicitation/complete`);
+ * - with an authorization server (`oauth`) only:
+ *   - `POST /control/oauth/expire-access-tokens` (optional body `{ "clientId": string }`) →
+ *     every access token issued so far (or that client's) is expired at once; refresh tokens
+ *     stay valid. Answers `{ "expired": n }`;
+ *   - `GET /control/oauth/token-requests` (optional `?clientId=`) → how many token requests
+ *     the authorization server received, `{ "authorization_code": n, "refresh_token": n }`
+ *     (failed ones included; counts only, never a token).
  *
  * @returns False when `path` is not one of these routes.
  */
@@ -81,6 +104,43 @@ export function handleControlRoute(
         dynamicToolEnabled: state.dynamicToolEnabled,
         toolCount: state.listedTools().length,
       });
+      return true;
+    }
+    case '/control/oauth/expire-access-tokens': {
+      const authorizationServer = context.authorizationServer;
+      if (authorizationServer === undefined) return false;
+      if (method !== 'POST') {
+        methodNotAllowed(response, 'POST, OPTIONS');
+        return true;
+      }
+      const request = expireAccessTokensSchema.safeParse(body ?? {});
+      if (!request.success) {
+        invalidBody(response, request.error);
+        return true;
+      }
+      const { clientId } = request.data;
+      const expired = authorizationServer.expireAccessTokens(
+        clientId === undefined ? {} : { clientId },
+      );
+      sendJson(response, 200, { expired });
+      return true;
+    }
+    case '/control/oauth/token-requests': {
+      const authorizationServer = context.authorizationServer;
+      if (authorizationServer === undefined) return false;
+      if (method !== 'GET') {
+        methodNotAllowed(response, 'GET, OPTIONS');
+        return true;
+      }
+      const clientId = url.searchParams.get('clientId');
+      sendJson(
+        response,
+        200,
+        tokenRequestCounts(
+          authorizationServer,
+          clientId === null || clientId === '' ? undefined : clientId,
+        ),
+      );
       return true;
     }
     case '/demo/authorize': {

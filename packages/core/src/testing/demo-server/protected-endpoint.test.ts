@@ -108,6 +108,14 @@ async function approve(provider: MemoryOAuthProvider): Promise<URLSearchParams> 
 
 /** Runs the whole flow with `auth()` (consent `auto`) and returns the access token. */
 async function accessToken(server: { protectedUrl: string }, scope?: string): Promise<string> {
+  return (await signIn(server, scope)).tokens()?.access_token ?? '';
+}
+
+/** Runs the whole flow with `auth()` (consent `auto`); returns the signed-in provider. */
+async function signIn(
+  server: { protectedUrl: string },
+  scope?: string,
+): Promise<MemoryOAuthProvider> {
   const provider = new MemoryOAuthProvider();
   const options = scope === undefined ? {} : { scope };
   expect(await auth(provider, { serverUrl: server.protectedUrl, ...options })).toBe('REDIRECT');
@@ -118,7 +126,7 @@ async function accessToken(server: { protectedUrl: string }, scope?: string): Pr
     iss: callback.get('iss') ?? '',
   });
   expect(result).toBe('AUTHORIZED');
-  return provider.tokens()?.access_token ?? '';
+  return provider;
 }
 
 function newClient(): Client {
@@ -398,3 +406,146 @@ async function accessTokenFor(
     iss: callback.get('iss') ?? '',
   });
 }
+
+describe('demo server /control/oauth', () => {
+  /** `GET /control/oauth/token-requests`, optionally for one client. */
+  async function tokenRequests(
+    server: { url: string },
+    clientId?: string,
+  ): Promise<Record<string, unknown>> {
+    const query = clientId === undefined ? '' : `?clientId=${encodeURIComponent(clientId)}`;
+    const response = await fetch(`${server.url}/control/oauth/token-requests${query}`, {
+      headers: { origin: PAGE_ORIGIN },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe(PAGE_ORIGIN);
+    return (await response.json()) as Record<string, unknown>;
+  }
+
+  /** `POST /control/oauth/expire-access-tokens` with `body`. */
+  async function expireAccessTokens(server: { url: string }, body?: unknown): Promise<Response> {
+    return await fetch(`${server.url}/control/oauth/expire-access-tokens`, {
+      method: 'POST',
+      headers: { origin: PAGE_ORIGIN, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  }
+
+  it('expire-access-tokens makes tokens 401 until a refresh; token-requests counts it', async () => {
+    const server = await start();
+    expect(await tokenRequests(server)).toEqual({ authorization_code: 0, refresh_token: 0 });
+    const provider = await signIn(server);
+    const before = provider.tokens();
+    expect((await post(server.protectedUrl, discoverRequest, before?.access_token)).status).toBe(
+      200,
+    );
+    expect(await tokenRequests(server)).toEqual({ authorization_code: 1, refresh_token: 0 });
+
+    const expire = await expireAccessTokens(server);
+    expect(expire.status).toBe(200);
+    expect(expire.headers.get('access-control-allow-origin')).toBe(PAGE_ORIGIN);
+    expect(await expire.json()).toEqual({ expired: 1 });
+    const refused = await post(server.protectedUrl, discoverRequest, before?.access_token);
+    expect(refused.status).toBe(401);
+    expect(extractWWWAuthenticateParams(refused).error).toBe('invalid_token');
+
+    // The refresh token still works: one refresh, and the new access token is accepted.
+    expect(await auth(provider, { serverUrl: server.protectedUrl })).toBe('AUTHORIZED');
+    const after = provider.tokens();
+    expect(after?.access_token).not.toBe(before?.access_token);
+    expect(after?.refresh_token).not.toBe(before?.refresh_token);
+    expect((await post(server.protectedUrl, discoverRequest, after?.access_token)).status).toBe(
+      200,
+    );
+    const counts = await tokenRequests(server);
+    expect(counts).toEqual({ authorization_code: 1, refresh_token: 1 });
+    // Counts only: no token value anywhere in the answers.
+    for (const token of [before, after].flatMap((tokens) => [
+      tokens?.access_token,
+      tokens?.refresh_token,
+    ])) {
+      expect(JSON.stringify(counts)).not.toContain(token);
+    }
+    // Nothing left to expire but the new token; expiring twice is harmless.
+    expect(await (await expireAccessTokens(server, {})).json()).toEqual({ expired: 1 });
+    expect(await (await expireAccessTokens(server)).json()).toEqual({ expired: 0 });
+  });
+
+  it('clientId narrows both routes to one client', async () => {
+    const server = await start();
+    const first = await signIn(server);
+    const second = await signIn(server);
+    const firstId = first.clientInformation()?.client_id ?? '';
+    const secondId = second.clientInformation()?.client_id ?? '';
+    expect(firstId).not.toBe(secondId);
+
+    const expire = await expireAccessTokens(server, { clientId: firstId });
+    expect(await expire.json()).toEqual({ expired: 1 });
+    const firstToken = first.tokens()?.access_token;
+    const secondToken = second.tokens()?.access_token;
+    expect((await post(server.protectedUrl, discoverRequest, firstToken)).status).toBe(401);
+    expect((await post(server.protectedUrl, discoverRequest, secondToken)).status).toBe(200);
+
+    expect(await auth(first, { serverUrl: server.protectedUrl })).toBe('AUTHORIZED');
+    expect(await tokenRequests(server, firstId)).toEqual({
+      authorization_code: 1,
+      refresh_token: 1,
+    });
+    expect(await tokenRequests(server, secondId)).toEqual({
+      authorization_code: 1,
+      refresh_token: 0,
+    });
+    expect(await tokenRequests(server, 'someone-else')).toEqual({
+      authorization_code: 0,
+      refresh_token: 0,
+    });
+    expect(await tokenRequests(server)).toEqual({ authorization_code: 2, refresh_token: 1 });
+  });
+
+  it('refuses other methods and unknown fields, like the other control routes', async () => {
+    const server = await start();
+    const wrongMethod = await fetch(`${server.url}/control/oauth/expire-access-tokens`);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST, OPTIONS');
+    const wrongCount = await fetch(`${server.url}/control/oauth/token-requests`, {
+      method: 'POST',
+    });
+    expect(wrongCount.status).toBe(405);
+    expect(wrongCount.headers.get('allow')).toBe('GET, OPTIONS');
+    expect((await expireAccessTokens(server, { everything: true })).status).toBe(400);
+    expect((await expireAccessTokens(server, { clientId: 7 })).status).toBe(400);
+
+    const preflight = await fetch(`${server.url}/control/oauth/expire-access-tokens`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: PAGE_ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(PAGE_ORIGIN);
+
+    const index = (await (await fetch(server.url)).json()) as { control?: unknown };
+    expect(index.control).toEqual(
+      expect.arrayContaining([
+        `${server.url}/control/oauth/expire-access-tokens`,
+        `${server.url}/control/oauth/token-requests`,
+      ]),
+    );
+  });
+
+  it('is not served without the oauth option', async () => {
+    const server = await startDemoServer();
+    servers.push(server);
+    expect((await fetch(`${server.url}/control/oauth/token-requests`)).status).toBe(404);
+    expect(
+      (await fetch(`${server.url}/control/oauth/expire-access-tokens`, { method: 'POST' })).status,
+    ).toBe(404);
+    const index = (await (await fetch(server.url)).json()) as { control?: unknown };
+    expect(index.control).toEqual([
+      `${server.url}/control/faults`,
+      `${server.url}/control/tools-changed`,
+    ]);
+  });
+});

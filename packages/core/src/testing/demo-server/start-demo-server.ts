@@ -134,7 +134,9 @@ function validateCount(name: string, value: number, minimum: number): number {
  *   `elicitation/create`, standalone GET stream, DELETE ends a session, unknown session → 404).
  * - `/legacy/sse` + `/legacy/messages?sessionId=`: v1 legacy HTTP+SSE transport.
  * - `GET|POST /control/faults`, `POST /control/tools-changed`, `GET /demo/authorize`, and
- *   `GET /` (a JSON index of the URLs).
+ *   `GET /` (a JSON index of the URLs). With `oauth` also `POST
+ *   /control/oauth/expire-access-tokens` and `GET /control/oauth/token-requests` (see
+ *   `handleControlRoute`).
  * - With `oauth`: `/protected/mcp` (the modern endpoint behind OAuth, see
  *   {@link DemoServer.protectedUrl}) and its metadata at
  *   `/.well-known/oauth-protected-resource/protected/mcp`, plus a separate authorization server
@@ -199,6 +201,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
         legacySse: legacySse.sessionCount(),
       };
     },
+    ...(authorizationServer === undefined ? {} : { authorizationServer }),
   };
 
   function consumeDropMidStream(): boolean {
@@ -355,7 +358,16 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
               protectedUrl: `${state.url}${PROTECTED_PATH}`,
               authorizationServerUrl: authorizationServer.url,
             }),
-        control: [`${state.url}/control/faults`, `${state.url}/control/tools-changed`],
+        control: [
+          `${state.url}/control/faults`,
+          `${state.url}/control/tools-changed`,
+          ...(authorizationServer === undefined
+            ? []
+            : [
+                `${state.url}/control/oauth/expire-access-tokens`,
+                `${state.url}/control/oauth/token-requests`,
+              ]),
+        ],
       });
       return;
     }

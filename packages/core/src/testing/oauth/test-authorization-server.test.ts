@@ -453,6 +453,42 @@ describe('startTestAuthorizationServer: tokens', () => {
     expect(await server.verifyAccessToken(tokens.access_token)).toBeUndefined();
   });
 
+  it("expireAccessTokens() expires access tokens (all, or one client's); refreshes still work", async () => {
+    const { server, metadata } = await start({ consent: 'auto' });
+    const first = await authorizeAndExchange(server, metadata);
+    const second = await authorizeAndExchange(server, metadata);
+    expect(server.expireAccessTokens({ clientId: first.client.client_id })).toBe(1);
+    expect(await server.verifyAccessToken(first.tokens.access_token)).toBeUndefined();
+    expect(await server.verifyAccessToken(second.tokens.access_token)).toBeDefined();
+
+    const refreshed = await refreshAuthorization(server.url, {
+      metadata,
+      clientInformation: first.client,
+      refreshToken: first.tokens.refresh_token ?? '',
+      resource: RESOURCE,
+    });
+    expect(await server.verifyAccessToken(refreshed.access_token)).toBeDefined();
+    expect(server.tokenRequestCount('refresh_token')).toBe(1);
+    expect(server.tokenRequestCount('refresh_token', { clientId: first.client.client_id })).toBe(1);
+    expect(server.tokenRequestCount('refresh_token', { clientId: second.client.client_id })).toBe(
+      0,
+    );
+    expect(
+      server.tokenRequestCount('authorization_code', { clientId: second.client.client_id }),
+    ).toBe(1);
+
+    expect(server.expireAccessTokens()).toBe(2);
+    expect(await server.verifyAccessToken(refreshed.access_token)).toBeUndefined();
+    expect(await server.verifyAccessToken(second.tokens.access_token)).toBeUndefined();
+    await expect(
+      refreshAuthorization(server.url, {
+        metadata,
+        clientInformation: second.client,
+        refreshToken: second.tokens.refresh_token ?? '',
+      }),
+    ).resolves.toMatchObject({ token_type: 'Bearer' });
+  });
+
   it('revokeAllTokens() and POST /revoke invalidate tokens', async () => {
     const { server, metadata } = await start({ consent: 'auto' });
     const first = await authorizeAndExchange(server, metadata);

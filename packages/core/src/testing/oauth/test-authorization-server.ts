@@ -64,10 +64,22 @@ export interface TestAuthorizationServer {
   verifyAccessToken(token: string): Promise<VerifiedAccessToken | undefined>;
   /** Forgets every access and refresh token at once (clients and pending codes stay). */
   revokeAllTokens(): void;
+  /**
+   * Makes every issued access token expired at once (with `clientId`, only that client's), as
+   * if its lifetime had run out: the protected resource answers it 401 `invalid_token`, so the
+   * client must refresh. Refresh tokens stay valid. Returns how many tokens it expired.
+   */
+  expireAccessTokens(options?: { clientId?: string }): number;
   /** Every request received, oldest first (a live array, free of token values). */
   requests: AuthorizationServerRequest[];
-  /** Number of `POST /token` requests with this `grant_type` (e.g. `refresh_token`), failed ones included. */
-  tokenRequestCount(grantType: 'authorization_code' | 'refresh_token' | (string & {})): number;
+  /**
+   * Number of `POST /token` requests with this `grant_type` (e.g. `refresh_token`), failed ones
+   * included; with `clientId`, only those whose body named that client.
+   */
+  tokenRequestCount(
+    grantType: 'authorization_code' | 'refresh_token' | (string & {}),
+    options?: { clientId?: string },
+  ): number;
   /**
    * Stops listening and destroys open sockets. Resolves once closed; calling it again returns
    * the same promise.
@@ -206,11 +218,18 @@ export async function startTestAuthorizationServer(
     revokeAllTokens() {
       tokens.revokeAll();
     },
+    expireAccessTokens(expireOptions = {}) {
+      return tokens.expireAccessTokens(expireOptions.clientId);
+    },
     requests,
-    tokenRequestCount(grantType) {
+    tokenRequestCount(grantType, countOptions = {}) {
+      const { clientId } = countOptions;
       return requests.filter(
         (entry) =>
-          entry.method === 'POST' && entry.path === '/token' && entry.grantType === grantType,
+          entry.method === 'POST' &&
+          entry.path === '/token' &&
+          entry.grantType === grantType &&
+          (clientId === undefined || entry.clientId === clientId),
       ).length;
     },
     close,

@@ -211,6 +211,22 @@ export class TokenStore {
     if (this.accessTokens.get(token)?.clientId === clientId) this.accessTokens.delete(token);
   }
 
+  /**
+   * Makes every issued access token (only those of `clientId`, when given) expired at once, as
+   * if its lifetime had run out; refresh tokens stay valid. Returns how many were expired.
+   */
+  expireAccessTokens(clientId?: string): number {
+    const now = Date.now();
+    let expired = 0;
+    for (const record of this.accessTokens.values()) {
+      if (clientId !== undefined && record.clientId !== clientId) continue;
+      if (record.expiresAtMs <= now) continue;
+      record.expiresAtMs = now;
+      expired += 1;
+    }
+    return expired;
+  }
+
   /** Forgets every access and refresh token (authorization codes stay redeemable). */
   revokeAll(): void {
     this.accessTokens.clear();
