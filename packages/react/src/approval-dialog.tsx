@@ -5,8 +5,9 @@ import {
   isReadOnly,
   type ToolAnnotations,
 } from '@switchboard/core';
-import { useId, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { classNames } from './class-names.ts';
+import { InterruptFrame } from './interrupt-frame.tsx';
 import { InterruptNotes } from './interrupt-notes.tsx';
 import type { Interrupt, ResolveHandler } from './interrupt-types.ts';
 import { usePendingAnswer } from './use-pending-answer.ts';
@@ -41,38 +42,33 @@ export function ApprovalDialog({
   className,
 }: ApprovalDialogProps): ReactNode {
   const { pending, answer } = usePendingAnswer(onResolve);
-  const titleId = useId();
   const annotations = interrupt.annotations;
   const destructive = isDestructive(annotations);
   const hints = describeHints(annotations);
   return (
-    <section
-      className={classNames(
-        'sb-interrupt',
-        'sb-approval',
-        destructive && 'sb-approval--destructive',
-        className,
-      )}
-      aria-labelledby={titleId}
-      data-call-id={interrupt.callId}
+    <InterruptFrame
+      interrupt={interrupt}
+      variantClassNames={['sb-approval', destructive && 'sb-approval--destructive', className]}
+      title={
+        <>
+          Allow{' '}
+          <strong className="sb-interrupt-tool">{annotations?.title ?? interrupt.toolName}</strong>
+          {annotations?.title !== undefined && annotations.title !== interrupt.toolName && (
+            <>
+              {' '}
+              (<code className="sb-tool-name">{interrupt.toolName}</code>)
+            </>
+          )}
+          {interrupt.server !== undefined && (
+            <>
+              {' '}
+              from <strong className="sb-interrupt-server">{interrupt.server}</strong>
+            </>
+          )}
+          ?
+        </>
+      }
     >
-      <p className="sb-interrupt-title" id={titleId}>
-        Allow{' '}
-        <strong className="sb-interrupt-tool">{annotations?.title ?? interrupt.toolName}</strong>
-        {annotations?.title !== undefined && annotations.title !== interrupt.toolName && (
-          <>
-            {' '}
-            (<code className="sb-tool-name">{interrupt.toolName}</code>)
-          </>
-        )}
-        {interrupt.server !== undefined && (
-          <>
-            {' '}
-            from <strong className="sb-interrupt-server">{interrupt.server}</strong>
-          </>
-        )}
-        ?
-      </p>
       <InterruptNotes interrupt={interrupt} />
       <pre className="sb-arguments" aria-label="Arguments">
         {formatArguments(interrupt.arguments)}
@@ -116,7 +112,7 @@ export function ApprovalDialog({
           Reject
         </button>
       </div>
-    </section>
+    </InterruptFrame>
   );
 }
 

@@ -1,5 +1,5 @@
-import { useId, useState, type ReactNode } from 'react';
-import { classNames } from './class-names.ts';
+import { useState, type ReactNode } from 'react';
+import { DeclineAndCancel, InterruptFrame } from './interrupt-frame.tsx';
 import { InterruptNotes } from './interrupt-notes.tsx';
 import { InterruptSource } from './interrupt-source.tsx';
 import type { Interrupt, ResolveHandler } from './interrupt-types.ts';
@@ -36,7 +36,6 @@ export function AuthorizationPrompt({
   const { pending, answer } = usePendingAnswer(onResolve);
   const [connecting, setConnecting] = useState(false);
   const [failure, setFailure] = useState<string | undefined>(undefined);
-  const titleId = useId();
 
   const connect = () => {
     if (connecting) return;
@@ -52,14 +51,15 @@ export function AuthorizationPrompt({
   };
 
   return (
-    <section
-      className={classNames('sb-interrupt', 'sb-authorization', className)}
-      aria-labelledby={titleId}
-      data-call-id={interrupt.callId}
+    <InterruptFrame
+      interrupt={interrupt}
+      variantClassNames={['sb-authorization', className]}
+      title={
+        <>
+          <InterruptSource interrupt={interrupt} /> needs you to sign in
+        </>
+      }
     >
-      <p className="sb-interrupt-title" id={titleId}>
-        <InterruptSource interrupt={interrupt} /> needs you to sign in
-      </p>
       <InterruptNotes interrupt={interrupt} />
       {failure !== undefined && (
         <p className="sb-url-warning" role="alert">
@@ -75,23 +75,8 @@ export function AuthorizationPrompt({
         >
           {connecting ? 'Connecting…' : 'Connect'}
         </button>
-        <button
-          type="button"
-          className="sb-button"
-          disabled={pending || connecting}
-          onClick={() => answer('reject')}
-        >
-          Decline
-        </button>
-        <button
-          type="button"
-          className="sb-button sb-button--quiet"
-          disabled={pending || connecting}
-          onClick={() => answer('cancel')}
-        >
-          Cancel
-        </button>
+        <DeclineAndCancel disabled={pending || connecting} answer={answer} />
       </div>
-    </section>
+    </InterruptFrame>
   );
 }

@@ -7,7 +7,7 @@ import {
 } from '@rjsf/utils';
 import validator from '@rjsf/validator-ajv8';
 import { useId, useMemo, useState, type ReactNode } from 'react';
-import { classNames } from './class-names.ts';
+import { DeclineAndCancel, InterruptFrame } from './interrupt-frame.tsx';
 import { InterruptNotes } from './interrupt-notes.tsx';
 import { InterruptSource } from './interrupt-source.tsx';
 import type { Interrupt, ResolutionAction, ResolveHandler } from './interrupt-types.ts';
@@ -48,16 +48,16 @@ export function ElicitationForm({
     [interrupt.requestedSchema],
   );
   const { pending, answer } = usePendingAnswer(onResolve);
-  const titleId = useId();
   return (
-    <section
-      className={classNames('sb-interrupt', 'sb-elicitation', className)}
-      aria-labelledby={titleId}
-      data-call-id={interrupt.callId}
+    <InterruptFrame
+      interrupt={interrupt}
+      variantClassNames={['sb-elicitation', className]}
+      title={
+        <>
+          <InterruptSource interrupt={interrupt} /> asks for information
+        </>
+      }
     >
-      <p className="sb-interrupt-title" id={titleId}>
-        <InterruptSource interrupt={interrupt} /> asks for information
-      </p>
       <InterruptNotes interrupt={interrupt} />
       {normalized.ok ? (
         <GeneratedForm
@@ -75,7 +75,7 @@ export function ElicitationForm({
           <Actions pending={pending} answer={answer} />
         </>
       )}
-    </section>
+    </InterruptFrame>
   );
 }
 
@@ -141,22 +141,7 @@ function Actions({
           Accept
         </button>
       )}
-      <button
-        type="button"
-        className="sb-button"
-        disabled={pending}
-        onClick={() => answer('reject')}
-      >
-        Decline
-      </button>
-      <button
-        type="button"
-        className="sb-button sb-button--quiet"
-        disabled={pending}
-        onClick={() => answer('cancel')}
-      >
-        Cancel
-      </button>
+      <DeclineAndCancel disabled={pending} answer={answer} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
-import { useId, useMemo, useState, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { classNames } from './class-names.ts';
 import { describeUrl } from './describe-url.ts';
+import { DeclineAndCancel, InterruptFrame } from './interrupt-frame.tsx';
 import { InterruptNotes } from './interrupt-notes.tsx';
 import { InterruptSource } from './interrupt-source.tsx';
 import type { Interrupt, ResolveHandler } from './interrupt-types.ts';
@@ -36,7 +37,6 @@ export function UrlElicitation({
   const { pending, answer } = usePendingAnswer(onResolve);
   const [opened, setOpened] = useState(false);
   const [refusal, setRefusal] = useState<string | undefined>(undefined);
-  const titleId = useId();
 
   const open = () => {
     if (url === undefined || !url.openable) {
@@ -48,14 +48,15 @@ export function UrlElicitation({
   };
 
   return (
-    <section
-      className={classNames('sb-interrupt', 'sb-url-elicitation', className)}
-      aria-labelledby={titleId}
-      data-call-id={interrupt.callId}
+    <InterruptFrame
+      interrupt={interrupt}
+      variantClassNames={['sb-url-elicitation', className]}
+      title={
+        <>
+          <InterruptSource interrupt={interrupt} /> asks you to open a link
+        </>
+      }
     >
-      <p className="sb-interrupt-title" id={titleId}>
-        <InterruptSource interrupt={interrupt} /> asks you to open a link
-      </p>
       <InterruptNotes interrupt={interrupt} />
       {url === undefined ? (
         <p className="sb-url-warning" role="alert">
@@ -96,24 +97,9 @@ export function UrlElicitation({
         >
           {opened ? 'Open again' : 'Open'}
         </button>
-        <button
-          type="button"
-          className="sb-button"
-          disabled={pending}
-          onClick={() => answer('reject')}
-        >
-          Decline
-        </button>
-        <button
-          type="button"
-          className="sb-button sb-button--quiet"
-          disabled={pending}
-          onClick={() => answer('cancel')}
-        >
-          Cancel
-        </button>
+        <DeclineAndCancel disabled={pending} answer={answer} />
       </div>
-    </section>
+    </InterruptFrame>
   );
 }
 
