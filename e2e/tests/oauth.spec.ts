@@ -253,6 +253,8 @@ test('the Tool runner offers a sign-in when a call needs more scope (step-up)', 
 test('the callback page is built, served under the CSP, and has no inline script', async ({
   page,
 }) => {
+  // Skipped only with SWITCHBOARD_E2E_DEV_SERVER=1 (never in CI): the CSP and the built callback
+  // page are properties of `vite build` + `vite preview`.
   test.skip(usesDevServer, 'The Vite dev server injects inline scripts; it sends no CSP.');
   const response = await page.request.get(
     new URL('/oauth-callback.html', playgroundUrls().url).href,

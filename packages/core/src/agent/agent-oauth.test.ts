@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentChat } from '../chat/agent-chat.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import { mcpServer } from '../mcp/mcp-server.ts';
+import { mcpServer, type McpServer } from '../mcp/mcp-server.ts';
 import { MemorySchemaCache } from '../mcp/memory-schema-cache.ts';
 import { nodeOAuthProvider, type NodeOAuthProvider } from '../node/node-oauth-provider.ts';
 import { startDemoServer, type DemoServer } from '../testing/demo-server/start-demo-server.ts';
@@ -42,6 +42,24 @@ describe('Agent with an OAuth-protected MCP server', () => {
     });
     providers.push(provider);
     return provider;
+  }
+
+  /**
+   * A signed-in `demo-oauth` server (scope `mcp:tools`) and an agent whose scripted model calls
+   * `reset_demo_data` (which needs `mcp:admin`: a step-up), then answers `finalText`.
+   */
+  async function signedInResetAgent(
+    finalText: string,
+    options: { approvalRequiredTools?: string[] } = {},
+  ): Promise<{ server: McpServer; agent: Agent }> {
+    const authProvider = await signInProvider();
+    const server = mcpServer({ url: protectedUrl(), name: 'demo-oauth', authProvider, ...options });
+    await server.authorize();
+    const { model } = await scripted([
+      { toolCalls: [{ name: 'reset_demo_data', arguments: {} }] },
+      { text: finalText },
+    ]);
+    return { server, agent: new Agent({ name: 'test', model, mcpServers: [server] }) };
   }
 
   function protectedUrl(): string {
@@ -88,14 +106,7 @@ describe('Agent with an OAuth-protected MCP server', () => {
   });
 
   it('pauses a call that needs more scope with an authorization interrupt, and makes it again after sign-in', async () => {
-    const authProvider = await signInProvider();
-    const server = mcpServer({ url: protectedUrl(), name: 'demo-oauth', authProvider });
-    await server.authorize();
-    const { model } = await scripted([
-      { toolCalls: [{ name: 'reset_demo_data', arguments: {} }] },
-      { text: 'Reset.' },
-    ]);
-    const agent = new Agent({ name: 'test', model, mcpServers: [server] });
+    const { server, agent } = await signedInResetAgent('Reset.');
     try {
       const paused = await finish(agent.execute({ threadId: 't2', messages: 'reset the demo' }));
       expect(paused.result.status).toBe('paused');
@@ -126,19 +137,9 @@ describe('Agent with an OAuth-protected MCP server', () => {
   });
 
   it('names the server in the authorization interrupt of a call that was approved first', async () => {
-    const authProvider = await signInProvider();
-    const server = mcpServer({
-      url: protectedUrl(),
-      name: 'demo-oauth',
-      authProvider,
+    const { server, agent } = await signedInResetAgent('Reset.', {
       approvalRequiredTools: ['reset_demo_data'],
     });
-    await server.authorize();
-    const { model } = await scripted([
-      { toolCalls: [{ name: 'reset_demo_data', arguments: {} }] },
-      { text: 'Reset.' },
-    ]);
-    const agent = new Agent({ name: 'test', model, mcpServers: [server] });
     try {
       const held = await finish(agent.execute({ threadId: 't5', messages: 'reset the demo' }));
       const callId = held.result.interrupts[0]?.callId ?? '';
@@ -209,14 +210,7 @@ describe('Agent with an OAuth-protected MCP server', () => {
   });
 
   it('fails a call as declined when the user declines to sign in', async () => {
-    const authProvider = await signInProvider();
-    const server = mcpServer({ url: protectedUrl(), name: 'demo-oauth', authProvider });
-    await server.authorize();
-    const { model } = await scripted([
-      { toolCalls: [{ name: 'reset_demo_data', arguments: {} }] },
-      { text: 'Not reset.' },
-    ]);
-    const agent = new Agent({ name: 'test', model, mcpServers: [server] });
+    const { server, agent } = await signedInResetAgent('Not reset.');
     try {
       const paused = await finish(agent.execute({ threadId: 't3', messages: 'reset the demo' }));
       const callId = paused.result.interrupts[0]?.callId ?? '';

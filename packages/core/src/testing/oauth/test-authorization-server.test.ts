@@ -77,6 +77,30 @@ async function beginAuthorization(
   });
 }
 
+/**
+ * Redeems the code in `callback` as `request` asked for it (PKCE verifier, redirect URI,
+ * `resource`); `overrides` change single fields, to test what the server refuses.
+ */
+async function redeem(
+  server: TestAuthorizationServer,
+  metadata: AuthorizationServerMetadata,
+  clientInformation: OAuthClientInformationMixed,
+  request: AuthorizationRequest,
+  callback: URLSearchParams,
+  overrides: Partial<Parameters<typeof exchangeAuthorization>[1]> = {},
+) {
+  return await exchangeAuthorization(server.url, {
+    metadata,
+    clientInformation,
+    authorizationCode: callback.get('code') ?? '',
+    iss: callback.get('iss') ?? '',
+    codeVerifier: request.codeVerifier,
+    redirectUri: REDIRECT_URI,
+    resource: RESOURCE,
+    ...overrides,
+  });
+}
+
 /** Requests `url` without following redirects; returns the redirect target's query. */
 async function redirectParameters(url: URL, init: RequestInit = {}): Promise<URLSearchParams> {
   const response = await fetch(url, { ...init, redirect: 'manual' });
@@ -100,15 +124,7 @@ async function authorizeAndExchange(
   const client = await registerPublicClient(server, metadata);
   const request = await beginAuthorization(server, metadata, client, scope);
   const callback = await redirectParameters(request.authorizationUrl);
-  const tokens = await exchangeAuthorization(server.url, {
-    metadata,
-    clientInformation: client,
-    authorizationCode: callback.get('code') ?? '',
-    iss: callback.get('iss') ?? '',
-    codeVerifier: request.codeVerifier,
-    redirectUri: REDIRECT_URI,
-    resource: RESOURCE,
-  });
+  const tokens = await redeem(server, metadata, client, request, callback);
   return { client, tokens };
 }
 
@@ -270,15 +286,7 @@ describe('startTestAuthorizationServer: authorization code + PKCE', () => {
     });
     expect(callback.get('state')).toBe('state-123');
     expect(callback.get('iss')).toBe(server.url);
-    const tokens = await exchangeAuthorization(server.url, {
-      metadata,
-      clientInformation: client,
-      authorizationCode: callback.get('code') ?? '',
-      iss: callback.get('iss') ?? '',
-      codeVerifier: request.codeVerifier,
-      redirectUri: REDIRECT_URI,
-      resource: RESOURCE,
-    });
+    const tokens = await redeem(server, metadata, client, request, callback);
     expect(tokens.scope).toBe('mcp:tools mcp:admin');
 
     // Each consent request is answered once.
@@ -327,14 +335,8 @@ describe('startTestAuthorizationServer: authorization code + PKCE', () => {
     const request = await beginAuthorization(server, metadata, client);
     const callback = await redirectParameters(request.authorizationUrl);
     await expect(
-      exchangeAuthorization(server.url, {
-        metadata,
-        clientInformation: client,
-        authorizationCode: callback.get('code') ?? '',
-        iss: callback.get('iss') ?? '',
+      redeem(server, metadata, client, request, callback, {
         codeVerifier: `${request.codeVerifier.slice(0, -1)}x`,
-        redirectUri: REDIRECT_URI,
-        resource: RESOURCE,
       }),
     ).rejects.toMatchObject({ code: 'invalid_grant' });
   });
@@ -345,13 +347,7 @@ describe('startTestAuthorizationServer: authorization code + PKCE', () => {
     const request = await beginAuthorization(server, metadata, client);
     const callback = await redirectParameters(request.authorizationUrl);
     await expect(
-      exchangeAuthorization(server.url, {
-        metadata,
-        clientInformation: client,
-        authorizationCode: callback.get('code') ?? '',
-        iss: callback.get('iss') ?? '',
-        codeVerifier: request.codeVerifier,
-        redirectUri: REDIRECT_URI,
+      redeem(server, metadata, client, request, callback, {
         resource: 'http://127.0.0.1:3/other/mcp',
       }),
     ).rejects.toMatchObject({ code: 'invalid_target' });
