@@ -13,7 +13,11 @@ export default defineConfig({
         test: {
           name: 'core-node',
           environment: 'node',
-          include: ['packages/core/src/**/*.test.ts', 'apps/playground/servers/**/*.test.ts'],
+          include: [
+            'packages/core/src/**/*.test.ts',
+            'packages/fixtures/src/**/*.test.ts',
+            'apps/playground/servers/**/*.test.ts',
+          ],
           exclude: ['**/*.browser.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,

@@ -4,7 +4,7 @@ import {
   scriptFromReplies,
   startScriptedModelServer,
   type ScriptedModelServer,
-} from '@switchboard/core/testing';
+} from '@switchboard/fixtures';
 import type { Benchmark } from '../benchmark.ts';
 import type { Figure } from '../report.ts';
 import { interleave, summarize } from '../stats.ts';

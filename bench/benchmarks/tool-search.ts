@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Agent, TOOL_SEARCH_NAME, ToolSearchIndex, mcpServer } from '@switchboard/core';
 import { openaiChatModel } from '@switchboard/core/openai';
-import { startScriptedModelServer, type ModelScript } from '@switchboard/core/testing';
+import { startScriptedModelServer, type ModelScript } from '@switchboard/fixtures';
 import type { Benchmark } from '../benchmark.ts';
 import type { Figure } from '../report.ts';
 import { mean, quantile } from '../stats.ts';

@@ -20,7 +20,7 @@ import {
   startDemoServer,
   startScriptedModelServer,
   type ModelScript,
-} from '@switchboard/core/testing';
+} from '@switchboard/fixtures';
 import { benchText } from './bench-text.ts';
 
 const TOOL_COUNT = Number(process.env['BENCH_TOOL_COUNT'] ?? '1000');

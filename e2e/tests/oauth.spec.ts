@@ -4,7 +4,7 @@ import {
   startScriptedModelServer,
   type ModelScript,
   type ScriptedModelServer,
-} from '@switchboard/core/testing';
+} from '@switchboard/fixtures';
 import {
   addServer,
   assistantTexts,

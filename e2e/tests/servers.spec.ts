@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { startDemoServer, type DemoServer } from '@switchboard/core/testing';
+import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import {
   addServer,
   expect,

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { findFreePort } from '@switchboard/core/testing';
+import { findFreePort } from '@switchboard/fixtures';
 
 /** The port to listen on, and whether it is the one that was asked for. */
 export interface PickedPort {

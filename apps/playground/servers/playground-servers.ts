@@ -7,7 +7,7 @@ import {
   startDemoServer,
   startEverythingServer,
   startScriptedModelServer,
-} from '@switchboard/core/testing';
+} from '@switchboard/fixtures';
 import { build, createServer, preview, type InlineConfig, type LogLevel } from 'vite';
 import { pickPort } from './pick-port.ts';
 

@@ -2,7 +2,7 @@
 // that listens without a host (all interfaces) listens on 127.0.0.1 instead.
 //
 // The harness's mock servers call `listen(0)` and read `server.address().port` on the next
-// line. Passing a host to `listen()` (what `src/testing/loopback.mjs` does) makes Node resolve
+// line. Passing a host to `listen()` (what `packages/fixtures/src/loopback.mjs` does) makes Node resolve
 // it first, so the bind happens a tick later and `address()` is still null at that point: the
 // auth and elicitation scenarios then crash at start. Node binds through `_listen2(address,
 // port, addressType, …)` synchronously once the address is known; swapping the unspecified

@@ -1,5 +1,5 @@
 import { Agent, MemoryHistoryStore, tool, type ToolContext } from '@switchboard/core';
-import type { ScriptedModelServer } from '@switchboard/core/testing';
+import type { ScriptedModelServer } from '@switchboard/fixtures';
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';

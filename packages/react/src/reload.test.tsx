@@ -1,7 +1,7 @@
 // Installs fake-indexeddb's IDB* globals (jsdom has none); each test uses its own IDBFactory.
 import 'fake-indexeddb/auto';
 import { Agent, IndexedDbHistoryStore, tool } from '@switchboard/core';
-import type { ScriptedModelServer } from '@switchboard/core/testing';
+import type { ScriptedModelServer } from '@switchboard/fixtures';
 import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';

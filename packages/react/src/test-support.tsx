@@ -9,7 +9,7 @@ import {
   startScriptedModelServer,
   type ScriptedModelServer,
   type ScriptedReply,
-} from '@switchboard/core/testing';
+} from '@switchboard/fixtures';
 import type { ReactNode } from 'react';
 import { InterruptView } from './interrupt-view.tsx';
 import { ToolProgress } from './tool-progress.tsx';

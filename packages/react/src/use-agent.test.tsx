@@ -4,7 +4,7 @@ import {
   scriptFromReplies,
   startScriptedModelServer,
   type ScriptedModelServer,
-} from '@switchboard/core/testing';
+} from '@switchboard/fixtures';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

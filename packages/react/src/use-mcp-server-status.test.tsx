@@ -1,6 +1,6 @@
 import { mcpServer } from '@switchboard/core';
 import { nodeOAuthProvider } from '@switchboard/core/node';
-import { startDemoServer, type DemoServer } from '@switchboard/core/testing';
+import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeMcpServer } from './fake-mcp-server.ts';

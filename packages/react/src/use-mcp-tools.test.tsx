@@ -1,5 +1,5 @@
 import { mcpServer } from '@switchboard/core';
-import { startDemoServer, type DemoServer } from '@switchboard/core/testing';
+import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';

@@ -1,5 +1,5 @@
 import { Agent, MemoryHistoryStore } from '@switchboard/core';
-import type { ScriptedModelServer } from '@switchboard/core/testing';
+import type { ScriptedModelServer } from '@switchboard/fixtures';
 import { QueryClient } from '@tanstack/react-query';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';

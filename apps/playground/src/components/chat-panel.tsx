@@ -10,7 +10,7 @@ export interface Suggestion {
 }
 
 /**
- * The phrases of the scripted model's default script (packages/core/src/testing/model-script.ts)
+ * The phrases of the scripted model's default script (packages/fixtures/src/model-script.ts)
  * and what each one shows in the playground. A real model understands them too.
  */
 export const suggestions: readonly Suggestion[] = [

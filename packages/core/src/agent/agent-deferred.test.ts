@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import type { ScriptedReply } from '../testing/model-script.ts';
-import type {
-  ScriptedModelServer,
-  ScriptedRequestRecord,
-} from '../testing/scripted-model-server.ts';
+import type { ScriptedReply } from '@switchboard/fixtures';
+import type { ScriptedModelServer, ScriptedRequestRecord } from '@switchboard/fixtures';
 import { tool } from '../tools/tool.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import { Agent } from './agent.ts';

@@ -3,12 +3,9 @@ import { z } from 'zod';
 import { mcpServer } from '../mcp/mcp-server.ts';
 import type { Model } from '../model/model.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import { startEverythingServer, type EverythingServer } from '../testing/everything-server.ts';
-import { defaultModelScript, type ModelScript } from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-} from '../testing/scripted-model-server.ts';
+import { startEverythingServer, type EverythingServer } from '@switchboard/fixtures';
+import { defaultModelScript, type ModelScript } from '@switchboard/fixtures';
+import { startScriptedModelServer, type ScriptedModelServer } from '@switchboard/fixtures';
 import { tool } from '../tools/tool.ts';
 import { Agent } from './agent.ts';
 import type { Chunk } from './chunks.ts';

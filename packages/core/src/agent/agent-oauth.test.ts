@@ -4,7 +4,7 @@ import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { mcpServer, type McpServer } from '../mcp/mcp-server.ts';
 import { MemorySchemaCache } from '../mcp/memory-schema-cache.ts';
 import { nodeOAuthProvider, type NodeOAuthProvider } from '../node/node-oauth-provider.ts';
-import { startDemoServer, type DemoServer } from '../testing/demo-server/start-demo-server.ts';
+import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { Agent } from './agent.ts';
 import { closeScriptedModelServers, finish, ofType, scripted } from './agent-test-support.ts';
 

@@ -8,11 +8,8 @@ import { IndexedDbHistoryStore } from '../history/indexeddb-history-store.ts';
 import type { Item } from '../items.ts';
 import type { Model } from '../model/model.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import { scriptFromReplies, type ScriptedReply } from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-} from '../testing/scripted-model-server.ts';
+import { scriptFromReplies, type ScriptedReply } from '@switchboard/fixtures';
+import { startScriptedModelServer, type ScriptedModelServer } from '@switchboard/fixtures';
 import { tool } from '../tools/tool.ts';
 import type { ToolResume } from '../tools/tool-types.ts';
 import { Agent } from './agent.ts';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { HistoryStore } from '../history/history-store.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { JsonlHistoryStore } from '../node/jsonl-history-store.ts';
-import type { ScriptedReply } from '../testing/model-script.ts';
+import type { ScriptedReply } from '@switchboard/fixtures';
 import { tool } from '../tools/tool.ts';
 import type { Tool, ToolResume } from '../tools/tool-types.ts';
 import { Agent } from './agent.ts';

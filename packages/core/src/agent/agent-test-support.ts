@@ -11,11 +11,8 @@ import {
   type ChatRequestMessage,
   type ModelScript,
   type ScriptedReply,
-} from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-} from '../testing/scripted-model-server.ts';
+} from '@switchboard/fixtures';
+import { startScriptedModelServer, type ScriptedModelServer } from '@switchboard/fixtures';
 import type { Chunk } from './chunks.ts';
 import type { RunHandle, RunResult } from './run-result.ts';
 

@@ -4,11 +4,8 @@ import { Agent } from '../agent/agent.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import type { Model } from '../model/model.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import { scriptFromReplies, type ScriptedReply } from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-} from '../testing/scripted-model-server.ts';
+import { scriptFromReplies, type ScriptedReply } from '@switchboard/fixtures';
+import { startScriptedModelServer, type ScriptedModelServer } from '@switchboard/fixtures';
 import { tool } from '../tools/tool.ts';
 import { AgentChat, type ChatSnapshot } from './agent-chat.ts';
 import type { ChatMessage, ChatToolCallPart } from './chat-message.ts';

@@ -3,12 +3,12 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import { startDemoServer } from '../testing/demo-server/start-demo-server.ts';
-import type { DemoServer } from '../testing/demo-server/start-demo-server.ts';
-import type { RequestLogEntry } from '../testing/demo-server/request-log.ts';
-import { startEverythingServer } from '../testing/everything-server.ts';
-import type { EverythingServer } from '../testing/everything-server.ts';
-import { findFreePort } from '../testing/free-port.ts';
+import { startDemoServer } from '@switchboard/fixtures';
+import type { DemoServer } from '@switchboard/fixtures';
+import type { RequestLogEntry } from '@switchboard/fixtures';
+import { startEverythingServer } from '@switchboard/fixtures';
+import type { EverythingServer } from '@switchboard/fixtures';
+import { findFreePort } from '@switchboard/fixtures';
 import { McpConnection } from './mcp-connection.ts';
 import type { McpConnectionOptions } from './mcp-connection.ts';
 

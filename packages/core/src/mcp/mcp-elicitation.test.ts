@@ -3,12 +3,9 @@ import { Agent } from '../agent/agent.ts';
 import type { Chunk } from '../agent/chunks.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import { startDemoServer, type DemoServer } from '../testing/demo-server/start-demo-server.ts';
-import { scriptFromReplies, type ScriptedReply } from '../testing/model-script.ts';
-import {
-  startScriptedModelServer,
-  type ScriptedModelServer,
-} from '../testing/scripted-model-server.ts';
+import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
+import { scriptFromReplies, type ScriptedReply } from '@switchboard/fixtures';
+import { startScriptedModelServer, type ScriptedModelServer } from '@switchboard/fixtures';
 import { mcpServer, type McpServer, type McpServerOptions } from './mcp-server.ts';
 
 let demo: DemoServer;
@@ -300,7 +297,7 @@ describe('MCP elicitation as interrupts', () => {
 
 describe('URL elicitation required (-32042) against server-everything', () => {
   it('becomes a url interrupt, and a server asking for the same URL again stops the loop', async () => {
-    const { startEverythingServer } = await import('../testing/everything-server.ts');
+    const { startEverythingServer } = await import('@switchboard/fixtures');
     const everything = await startEverythingServer();
     opened.push(everything);
     const model = await scripted([

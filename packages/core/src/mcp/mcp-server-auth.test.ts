@@ -5,7 +5,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSwitchboardError, type SwitchboardError } from '../errors/switchboard-error.ts';
-import { startEverythingServer, type EverythingServer } from '../testing/everything-server.ts';
+import { startEverythingServer, type EverythingServer } from '@switchboard/fixtures';
 import { mcpServer } from './mcp-server.ts';
 import type { SchemaCache, SchemaCacheEntry } from './schema-cache.ts';
 

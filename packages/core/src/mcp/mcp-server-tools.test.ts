@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
-import { startDemoServer, type DemoServer } from '../testing/demo-server/start-demo-server.ts';
+import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { listAllTools, MAX_TOOL_PAGES } from './list-all-tools.ts';
 import { mcpServer, type McpServer, type McpServerOptions } from './mcp-server.ts';
 import { MemorySchemaCache } from './memory-schema-cache.ts';

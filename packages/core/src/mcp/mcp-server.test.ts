@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEverythingServer, type EverythingServer } from '../testing/everything-server.ts';
-import { findFreePort } from '../testing/free-port.ts';
+import { startEverythingServer, type EverythingServer } from '@switchboard/fixtures';
+import { findFreePort } from '@switchboard/fixtures';
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import { mcpServer } from './mcp-server.ts';
 

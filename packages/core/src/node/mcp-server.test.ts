@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import { startScriptedModelServer } from '../testing/scripted-model-server.ts';
+import { startScriptedModelServer } from '@switchboard/fixtures';
 import { mcpServer } from './mcp-server.ts';
 
 const require = createRequire(import.meta.url);

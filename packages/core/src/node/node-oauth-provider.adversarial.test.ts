@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isSwitchboardError, type SwitchboardError } from '../errors/switchboard-error.ts';
 import { mcpServer, type McpServer } from '../mcp/mcp-server.ts';
-import { startDemoServer, type DemoServer } from '../testing/demo-server/start-demo-server.ts';
+import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { nodeOAuthProvider, type NodeOAuthProvider } from './node-oauth-provider.ts';
 
 /**

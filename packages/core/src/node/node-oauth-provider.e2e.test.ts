@@ -5,7 +5,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredOAuthProvider } from '../oauth/stored-oauth-provider.ts';
-import { startDemoServer, type DemoServer } from '../testing/demo-server/start-demo-server.ts';
+import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { nodeOAuthProvider, type NodeOAuthProvider } from './node-oauth-provider.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];

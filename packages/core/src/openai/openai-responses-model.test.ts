@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item } from '../items.ts';
 import type { Model, ModelEvent, ModelRequest, ModelToolDefinition } from '../model/model.ts';
-import { scriptFromReplies } from '../testing/model-script.ts';
-import type { ScriptedReply } from '../testing/model-script.ts';
-import { startScriptedModelServer } from '../testing/scripted-model-server.ts';
-import type { ScriptedModelServer } from '../testing/scripted-model-server.ts';
+import { scriptFromReplies } from '@switchboard/fixtures';
+import type { ScriptedReply } from '@switchboard/fixtures';
+import { startScriptedModelServer } from '@switchboard/fixtures';
+import type { ScriptedModelServer } from '@switchboard/fixtures';
 import { openaiResponsesModel } from './openai-responses-model.ts';
 import type { OpenAIResponsesModelOptions } from './openai-responses-model.ts';
 
