@@ -1,4 +1,11 @@
+import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Workspace packages resolve to their TypeScript source through this export condition (see the
+ * `exports` of packages/core and packages/react), so tests never need a build.
+ */
+const sourceCondition = '@switchboard/source';
 
 /**
  * Root Vitest config. Three projects (DESIGN.md §1):
@@ -7,6 +14,8 @@ import { defineConfig } from 'vitest/config';
  * - react: hooks and components under jsdom.
  */
 export default defineConfig({
+  resolve: { conditions: [sourceCondition, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [sourceCondition, ...defaultServerConditions] } },
   test: {
     projects: [
       {

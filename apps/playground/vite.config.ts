@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 
 /**
  * The playground page. `npm start` (servers/start-playground.ts) runs this config through Vite's
@@ -13,6 +13,9 @@ import { defineConfig } from 'vite';
  */
 export default defineConfig({
   plugins: [react()],
+  // The workspace packages from their TypeScript source (the `@switchboard/source` export
+  // condition), so the playground runs without building them.
+  resolve: { conditions: ['@switchboard/source', ...defaultClientConditions] },
   server: {
     // Transform the entries before the first request, so the first page load is quick.
     warmup: { clientFiles: ['./src/main.tsx', './src/oauth-callback.ts'] },

@@ -154,7 +154,9 @@ function baselineEntriesFor(entries, name) {
  * on spaces and runs it through a shell, so paths are quoted when they need it.
  */
 async function clientCommand(outputRoot) {
-  if (viaTsx) return `${quote(process.execPath)} ${quote(tsxPath)} ${quote(clientPath)}`;
+  if (viaTsx) {
+    return `${quote(process.execPath)} ${quote(tsxPath)} --conditions=@switchboard/source ${quote(clientPath)}`;
+  }
   const bundlePath = path.join(outputRoot, 'client.mjs');
   await build({
     entryPoints: [clientPath],
@@ -163,6 +165,8 @@ async function clientCommand(outputRoot) {
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    // The workspace packages from source (their `@switchboard/source` export condition).
+    conditions: ['@switchboard/source'],
     // No source map: `--enable-source-maps` costs ~0.15 s of CPU per client, times 64 clients.
     logLevel: 'warning',
     // Bundled CommonJS dependencies may call require().

@@ -11,7 +11,8 @@ const browserOptions = {
   bundle: true,
   format: 'esm',
   write: false,
-  conditions: ['browser'],
+  // The workspace packages from source (their `@switchboard/source` export condition).
+  conditions: ['browser', '@switchboard/source'],
   metafile: true,
   logLevel: 'silent',
 } as const satisfies BuildOptions;
@@ -105,6 +106,23 @@ describe('browser bundle', () => {
     for (const details of Object.values(metafile.inputs)) {
       for (const imported of details.imports) expect(imported.external ?? false).toBe(false);
     }
+  });
+
+  it('bundles @switchboard/core/testing (the kit for apps’ tests) for the browser', async () => {
+    const metafile = await bundleForBrowser({
+      stdin: {
+        contents: "export * from '@switchboard/core/testing';",
+        resolveDir: repositoryRoot,
+        loader: 'ts',
+        sourcefile: 'entry.ts',
+      },
+      absWorkingDir: repositoryRoot,
+    });
+
+    expect(nodeBuiltinImports(metafile)).toEqual([]);
+    const inputs = Object.keys(metafile.inputs);
+    expect(inputs).toContain('packages/core/src/testing/linked-mcp-server.ts');
+    expect(inputs.filter((input) => input.includes('@modelcontextprotocol/server'))).toEqual([]);
   });
 
   it('fails with esbuild’s message when a module imports a Node built-in', async () => {

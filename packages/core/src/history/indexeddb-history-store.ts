@@ -8,6 +8,7 @@ import {
   type RunRecord,
   type ThreadSummary,
 } from './history-store.ts';
+import type { IndexedDbFactory } from '../internal/dom-globals.ts';
 
 /** Options of {@link IndexedDbHistoryStore}. */
 export interface IndexedDbHistoryStoreOptions {
@@ -20,7 +21,7 @@ export interface IndexedDbHistoryStoreOptions {
    * global `IDBKeyRange`, so the factory must come from the same implementation as those globals
    * (under Node: `import 'fake-indexeddb/auto'`).
    */
-  indexedDB?: IDBFactory;
+  indexedDB?: IndexedDbFactory;
 }
 
 /** The schema version this code writes. Bump it and add a step to `upgradeDatabase` to migrate. */

@@ -8,6 +8,7 @@ import {
   type SchemaCacheCallOptions,
   type SchemaCacheEntry,
 } from './schema-cache.ts';
+import type { IndexedDbFactory } from '../internal/dom-globals.ts';
 
 /** Options of {@link IndexedDbSchemaCache}. */
 export interface IndexedDbSchemaCacheOptions {
@@ -18,7 +19,7 @@ export interface IndexedDbSchemaCacheOptions {
    * `new IDBFactory()` from `fake-indexeddb`); it must come from the same implementation as the
    * global `IDBRequest`, `IDBObjectStore`, … classes, which `idb` checks with `instanceof`.
    */
-  indexedDB?: IDBFactory;
+  indexedDB?: IndexedDbFactory;
   /** The clock, in ms since the epoch, that expiry is judged by. Default `Date.now`. */
   now?: () => number;
 }

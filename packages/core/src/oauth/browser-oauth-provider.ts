@@ -16,6 +16,7 @@ import { waitForPopupCallback } from './popup-callback.ts';
 import { defaultRefreshLock } from './refresh-lock.ts';
 import { SessionStorageOAuthFlowStore } from './session-storage-oauth-flow-store.ts';
 import { StoredOAuthProvider } from './stored-oauth-provider.ts';
+import type { IndexedDbFactory, WebStorage } from '../internal/dom-globals.ts';
 
 /** Options of {@link browserOAuthProvider}. */
 export interface BrowserOAuthProviderOptions extends OAuthClientSettings {
@@ -25,12 +26,12 @@ export interface BrowserOAuthProviderOptions extends OAuthClientSettings {
    */
   databaseName?: string;
   /** The IndexedDB factory. Default `globalThis.indexedDB` (tests: `fake-indexeddb`). */
-  indexedDB?: IDBFactory;
+  indexedDB?: IndexedDbFactory;
   /**
    * Where the code verifier, state and discovery state wait for the callback, and where the
    * redirect fallback's return address and answer go. Default `globalThis.sessionStorage`.
    */
-  sessionStorage?: Storage;
+  sessionStorage?: WebStorage;
   /** The popup's window name (a second `authorize` reuses the window). Default `'switchboard-oauth'`. */
   popupName?: string;
   /** The popup's `window.open` features. Default `'popup,width=520,height=720'`. */

@@ -4,6 +4,7 @@ import {
   writePendingRedirect,
   type OAuthCallbackMessage,
 } from './oauth-redirect-channel.ts';
+import type { WebStorage } from '../internal/dom-globals.ts';
 
 /** Options of {@link completeOAuthRedirect}. */
 export interface CompleteOAuthRedirectOptions {
@@ -14,7 +15,7 @@ export interface CompleteOAuthRedirectOptions {
    */
   returnTo?: string;
   /** The storage the browser provider uses. Default `globalThis.sessionStorage`. */
-  sessionStorage?: Storage;
+  sessionStorage?: WebStorage;
 }
 
 /** What {@link completeOAuthRedirect} did. */

@@ -1,6 +1,7 @@
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { IndexedDbConnection } from '../internal/indexeddb.ts';
 import type { OAuthCredentialStore, OAuthServerCredentials } from './oauth-stores.ts';
+import type { IndexedDbFactory } from '../internal/dom-globals.ts';
 
 /** Options of {@link IndexedDbOAuthCredentialStore}. */
 export interface IndexedDbOAuthCredentialStoreOptions {
@@ -10,7 +11,7 @@ export interface IndexedDbOAuthCredentialStoreOptions {
    * The IndexedDB factory. Default `globalThis.indexedDB`. Meant for tests (a fresh
    * `new IDBFactory()` from `fake-indexeddb`).
    */
-  indexedDB?: IDBFactory;
+  indexedDB?: IndexedDbFactory;
 }
 
 /** The schema version this code writes; add a step to `upgradeDatabase` when bumping it. */

@@ -8,6 +8,7 @@ export type RefreshLock = <Result>(
   task: () => Promise<Result>,
   signal?: AbortSignal,
 ) => Promise<Result>;
+import type { WebLockManager } from '../internal/dom-globals.ts';
 
 /** The tail of each lock's queue in this JavaScript realm. */
 const queues = new Map<string, Promise<void>>();
@@ -35,7 +36,7 @@ export const inProcessLock: RefreshLock = async (name, task, signal) => {
  * A {@link RefreshLock} over the Web Locks API (`navigator.locks`): shared by every tab and
  * worker of the origin, released when the holder's page goes away.
  */
-export function webLocksLock(locks: LockManager): RefreshLock {
+export function webLocksLock(locks: WebLockManager): RefreshLock {
   return async (name, task, signal) =>
     await locks.request(name, signal === undefined ? {} : { signal }, async () => await task());
 }

@@ -1,10 +1,11 @@
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { OAuthFlowState, OAuthFlowStore } from './oauth-stores.ts';
+import type { WebStorage } from '../internal/dom-globals.ts';
 
 /** Options of {@link SessionStorageOAuthFlowStore}. */
 export interface SessionStorageOAuthFlowStoreOptions {
   /** The storage. Default `globalThis.sessionStorage`, looked up on each call. */
-  storage?: Storage;
+  storage?: WebStorage;
 }
 
 /** Prefix of the flow records' keys; the rest is the MCP server URL. */

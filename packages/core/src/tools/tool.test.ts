@@ -126,4 +126,22 @@ describe('tool()', () => {
     });
     await expect(failing.execute({}, context)).rejects.toThrow('nope');
   });
+
+  it('refuses a zod 3 schema with a message naming the fix (zod 3.25: import from zod/v4)', () => {
+    // The shape of a zod 3 schema: `_def` and `safeParse`, no `_zod` (zod 4 and zod 3.25's v4).
+    const zod3Schema = { _def: { typeName: 'ZodObject' }, safeParse: () => ({ success: true }) };
+    let thrown: unknown;
+    try {
+      tool({
+        name: 'legacy',
+        description: 'A zod 3 schema',
+        input: zod3Schema as unknown as z.ZodType,
+        execute: () => 'never',
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isSwitchboardError(thrown, 'invalid_input')).toBe(true);
+    expect((thrown as SwitchboardError).message).toContain("import { z } from 'zod/v4'");
+  });
 });

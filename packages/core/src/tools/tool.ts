@@ -1,4 +1,5 @@
-import { z } from 'zod';
+// `zod/v4` is zod 4 in zod 4.x and the bundled zod 4 in zod 3.25+: one import serves both.
+import { z } from 'zod/v4';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ToolAnnotations } from './tool-annotations.ts';
 import type { ApprovalPredicate, Tool, ToolContext } from './tool-types.ts';
@@ -27,9 +28,19 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * arguments throw a {@link SwitchboardError} `invalid_tool_arguments` whose message lists the
  * problems, which the agent hands to the model as an error output so it can correct itself.
  *
- * @throws SwitchboardError `invalid_input` when `name` is not provider-safe.
+ * `input` must be a zod 4 schema: `import { z } from 'zod'` with zod 4, or
+ * `import { z } from 'zod/v4'` with zod 3.25 or later.
+ *
+ * @throws SwitchboardError `invalid_input` when `name` is not provider-safe, or when `input` is a
+ * zod 3 schema (zod 3's own `import { z } from 'zod'`).
  */
 export function tool<Input extends z.ZodType>(options: ToolOptions<Input>): Tool {
+  if (!isZod4Schema(options.input)) {
+    throw new SwitchboardError(
+      'invalid_input',
+      `Tool "${options.name}": input is not a zod 4 schema. With zod 3.25+, import { z } from 'zod/v4'; with zod 4, from 'zod'.`,
+    );
+  }
   if (!TOOL_NAME.test(options.name)) {
     throw new SwitchboardError(
       'invalid_input',
@@ -58,4 +69,9 @@ export function tool<Input extends z.ZodType>(options: ToolOptions<Input>): Tool
   if (options.needsApproval !== undefined) definition.needsApproval = options.needsApproval;
   if (options.deferred !== undefined) definition.deferred = options.deferred;
   return definition;
+}
+
+/** zod 4 schemas (also zod 3.25's `zod/v4`) carry `_zod`; zod 3 schemas carry only `_def`. */
+function isZod4Schema(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && '_zod' in value;
 }

@@ -1,0 +1,47 @@
+// Type-checked by a strict React consumer (module nodenext, and again moduleResolution
+// bundler; skipLibCheck false): every entry of both packages.
+import { Agent, mcpServer, type Interrupt } from '@switchboard/core';
+import { anthropicModel } from '@switchboard/core/anthropic';
+import { openaiChatModel } from '@switchboard/core/openai';
+import { collectRun, mockModel, textTurn } from '@switchboard/core/testing';
+import {
+  ApprovalDialog,
+  ElicitationForm,
+  InterruptView,
+  SwitchboardProvider,
+  ToolProgress,
+  UrlElicitation,
+  useAgent,
+} from '@switchboard/react';
+import type { ReactNode } from 'react';
+
+export const agent = new Agent({
+  name: 'typed',
+  model: openaiChatModel({ model: 'gpt-4.1-mini', apiKey: 'k' }),
+  mcpServers: [mcpServer({ url: 'http://127.0.0.1:1/mcp' })],
+});
+export const other = anthropicModel({ model: 'claude-sonnet-4-5', apiKey: 'k' });
+export const test = () =>
+  collectRun(
+    new Agent({ name: 't', model: mockModel([textTurn('hi')]) }).execute({ messages: 'x' }),
+  );
+
+export function Waiting({ threadId }: { threadId: string }): ReactNode {
+  const { interrupts, resolve, messages, status } = useAgent(agent, { threadId });
+  const first: Interrupt | undefined = interrupts[0];
+  return (
+    <SwitchboardProvider agent={agent}>
+      <p>
+        {status} {messages.length} {first?.toolName}
+      </p>
+      {interrupts.map((interrupt) => (
+        <InterruptView
+          key={interrupt.callId}
+          interrupt={interrupt}
+          onResolve={(action, content) => void resolve(interrupt.callId, action, content)}
+        />
+      ))}
+    </SwitchboardProvider>
+  );
+}
+export const components = [ApprovalDialog, ElicitationForm, ToolProgress, UrlElicitation];
