@@ -26,12 +26,14 @@ export async function chatInChromium(url: string): Promise<string> {
     const page = await browser.newPage();
     page.setDefaultTimeout(30_000);
     page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+      if (message.type() === 'error') {
+        problems.push(`console error: ${message.text()} (${message.location().url})`);
+      }
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
 
     await page.goto(url);
-    await page.getByLabel('Message').fill('delete notes.txt');
+    await page.getByRole('textbox', { name: 'Message' }).fill('delete notes.txt');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('button', { name: 'Approve' }).click();
     const messages = page.getByRole('list', { name: 'Messages' });
