@@ -19,6 +19,8 @@ export default defineConfig({
   test: {
     projects: [
       {
+        // Inherit the root's resolve conditions (the workspace packages from source).
+        extends: true,
         test: {
           name: 'core-node',
           environment: 'node',
@@ -33,6 +35,8 @@ export default defineConfig({
         },
       },
       {
+        // Inherit the root's resolve conditions (the workspace packages from source).
+        extends: true,
         test: {
           name: 'core-browser-like',
           environment: 'jsdom',
@@ -41,6 +45,8 @@ export default defineConfig({
         },
       },
       {
+        // Inherit the root's resolve conditions (the workspace packages from source).
+        extends: true,
         test: {
           name: 'react',
           environment: 'jsdom',
