@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
-
-/** Debian's Chromium (used on CI and in this repo's dev machine); else Playwright's own browser. */
-const systemChromium = '/usr/bin/chromium';
+import { chromiumLaunchOptions } from '@switchboard/fixtures/chromium';
 
 /**
  * End-to-end tests of the playground in real Chromium. `global-setup.ts` starts the playground
@@ -29,16 +26,7 @@ export default defineConfig({
     // record them on): DOM snapshots and sources, but no screencast, which would cost the most.
     screenshot: 'only-on-failure',
     trace: { mode: 'retain-on-failure', snapshots: true, screenshots: false, sources: true },
-    launchOptions: {
-      ...(existsSync(systemChromium) ? { executablePath: systemChromium } : {}),
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    // Debian's Chromium when installed (CI), else Playwright's own browser.
+    launchOptions: chromiumLaunchOptions(),
   },
 });

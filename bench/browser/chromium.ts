@@ -4,17 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
+import { CHROMIUM_ARGS, SYSTEM_CHROMIUM as CHROMIUM_PATH } from '@switchboard/fixtures/chromium';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-const CHROMIUM_PATH = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /** `Chromium 1xx.…` as the binary reports it. */
 export async function chromiumVersion(): Promise<string> {
@@ -89,7 +80,7 @@ export async function withBrowserPage<T>(
   try {
     const { port } = server.address() as AddressInfo;
     const origin = `http://127.0.0.1:${port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
     const context = await browser.newContext();
     const page = await context.newPage();
     const errors: string[] = [];

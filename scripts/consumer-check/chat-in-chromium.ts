@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
+import { chromiumLaunchOptions } from '@switchboard/fixtures/chromium';
 import { chromium } from 'playwright-core';
-
-/** Debian's Chromium where present (CI, this repository's machine), else Playwright's own. */
-const SYSTEM_CHROMIUM = '/usr/bin/chromium';
 
 /**
  * Drives the built react-chat example at `url` in headless Chromium: sends "delete notes.txt",
@@ -10,17 +7,7 @@ const SYSTEM_CHROMIUM = '/usr/bin/chromium';
  * tool's result. Fails on any console error or page error. Resolves with the messages' text.
  */
 export async function chatInChromium(url: string): Promise<string> {
-  const browser = await chromium.launch({
-    ...(existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM } : {}),
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions());
   const problems: string[] = [];
   try {
     const page = await browser.newPage();
