@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startLoadServer, type LoadServer } from '@switchboard/fixtures/load-server';
+import { mcpServer, type McpServer } from './mcp-server.ts';
+
+const opened: { close(): Promise<void> }[] = [];
+/** Process warnings during a test (e.g. `MaxListenersExceededWarning`). */
+let warnings: string[] = [];
+const onWarning = (warning: Error): void => void warnings.push(warning.name);
+beforeEach(() => {
+  warnings = [];
+  process.on('warning', onWarning);
+});
+afterEach(async () => {
+  process.off('warning', onWarning);
+  // Clients first (their DELETEs need the server), then servers.
+  for (const thing of opened.splice(0).reverse()) await thing.close();
+});
+
+async function loadServer(): Promise<LoadServer> {
+  const server = await startLoadServer({ workMs: 100 });
+  opened.push(server);
+  return server;
+}
+
+/** One `McpServer` for many users: each run context is a user with its own header set. */
+function perUserServer(url: string): McpServer {
+  const server = mcpServer({
+    url,
+    name: 'load',
+    headers: (runContext) => ({ 'x-user': String(runContext) }),
+    timeoutMs: 10_000,
+  });
+  opened.push(server);
+  return server;
+}
+
+/**
+ * `users` users call `record` at once, `rounds` times each; every call must be answered with
+ * its own user's result, and the server must have run each call exactly once.
+ */
+async function callAtOnce(server: McpServer, load: LoadServer, users: number, rounds: number) {
+  for (let round = 0; round < rounds; round++) {
+    const calls = Array.from({ length: users }, (_, user) => {
+      const id = `r${round}-u${user}`;
+      return server
+        .callTool('record', { id }, { runContext: `user-${user}` })
+        .then((output) => ({ id, user, output }));
+    });
+    const settled = await Promise.allSettled(calls);
+    const failures = settled.flatMap((outcome) =>
+      outcome.status === 'rejected' ? [String((outcome.reason as Error).message)] : [],
+    );
+    expect(failures).toEqual([]);
+    for (const outcome of settled) {
+      if (outcome.status !== 'fulfilled') continue;
+      const { id, user, output } = outcome.value;
+      expect(output).toMatchObject({ text: `recorded ${id} for user-${user}` });
+      expect(output.isError).not.toBe(true);
+    }
+  }
+  // Exactly once: one execution per answered call, and nothing else ran.
+  expect(load.executions.size).toBe(users * rounds);
+  expect([...load.executions.values()].every((count) => count === 1)).toBe(true);
+  for (const [id, user] of load.userOf) expect(id.endsWith(`-u${user?.slice(5)}`)).toBe(true);
+  // Many connects at once put no pile of listeners on one shared signal.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  expect(warnings).toEqual([]);
+}
+
+describe('many users on one MCP server (issue 13, load)', () => {
+  it('64 users with distinct headers at once, twice (2025-era sessions): every call answered, each run once', async () => {
+    const load = await loadServer();
+    const server = perUserServer(load.legacyUrl);
+    await callAtOnce(server, load, 64, 2);
+    // No session was ended while in use; after the first round the 16 most recently used idle
+    // sessions were kept (and reused), the other 48 ended, and opened again in the second round.
+    expect(load.sessionsOpened()).toBe(64 + 48);
+  });
+
+  it('128 users with distinct headers at once (2025-era sessions)', async () => {
+    const load = await loadServer();
+    await callAtOnce(perUserServer(load.legacyUrl), load, 128, 1);
+  });
+
+  it('128 users with distinct headers at once (2026-07-28, stateless)', async () => {
+    const load = await loadServer();
+    await callAtOnce(perUserServer(load.modernUrl), load, 128, 1);
+  });
+});
