@@ -1,5 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startLoadServer, type LoadServer } from '@switchboard/fixtures/load-server';
+import {
+  scriptFromReplies,
+  startDemoServer,
+  startScriptedModelServer,
+  type DemoServer,
+} from '@switchboard/fixtures';
+import { Agent } from '../agent/agent.ts';
+import { MemoryHistoryStore } from '../history/memory-history-store.ts';
+import { openaiChatModel } from '../openai/openai-chat-model.ts';
 import { mcpServer, type McpServer } from './mcp-server.ts';
 
 const opened: { close(): Promise<void> }[] = [];
@@ -85,5 +94,86 @@ describe('many users on one MCP server (issue 13, load)', () => {
   it('128 users with distinct headers at once (2026-07-28, stateless)', async () => {
     const load = await loadServer();
     await callAtOnce(perUserServer(load.modernUrl), load, 128, 1);
+  });
+});
+
+describe('one shared first tools/list for many runs (issue 13, load)', () => {
+  async function slowListingServer(): Promise<{ demo: DemoServer; server: McpServer }> {
+    const demo = await startDemoServer({ toolCount: 3 });
+    opened.push(demo);
+    const server = mcpServer({ url: demo.legacyUrl, name: 'demo', timeoutMs: 10_000 });
+    opened.push(server);
+    await server.connect();
+    // Every request from now on takes a while: the first listing is in flight long enough.
+    demo.faults.delayMs = 300;
+    return { demo, server };
+  }
+
+  const listings = (demo: DemoServer) =>
+    demo.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
+
+  async function listingReceived(demo: DemoServer, count: number): Promise<void> {
+    const deadline = Date.now() + 5000;
+    while (listings(demo) < count) {
+      if (Date.now() > deadline) throw new Error('The listing never reached the server.');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  it('stopping one caller during the shared listing fails only that caller; the others get the tools', async () => {
+    const { demo, server } = await slowListingServer();
+    const stopped = new AbortController();
+    const first = server.listTools({ signal: stopped.signal });
+    const second = server.listTools({ signal: new AbortController().signal });
+    const third = server.listTools();
+    await listingReceived(demo, 1);
+    stopped.abort();
+
+    await expect(first).rejects.toMatchObject({ code: 'aborted' });
+    expect(await second).toHaveLength(8 + 3);
+    expect(await third).toHaveLength(8 + 3);
+    expect(listings(demo)).toBe(1); // one listing, not cancelled, not restarted
+    expect(server.getSnapshot().status).toBe('connected');
+  });
+
+  it('stopping one agent run during the shared first listing does not fail the other runs', async () => {
+    const { demo, server } = await slowListingServer();
+    const model = await startScriptedModelServer({
+      script: scriptFromReplies([{ text: 'Done.' }]),
+    });
+    opened.push(model);
+    const agent = new Agent({
+      name: 'load',
+      model: openaiChatModel({ baseURL: `${model.url}/v1`, model: 'scripted', maxRetries: 0 }),
+      mcpServers: [server],
+      history: new MemoryHistoryStore(),
+    });
+    const runs = ['a', 'b', 'c'].map((thread) =>
+      agent.execute({ threadId: thread, messages: 'hello' }),
+    );
+    await listingReceived(demo, 1);
+    runs[0]?.stop();
+
+    const [a, b, c] = await Promise.all(runs.map((run) => run.result()));
+    expect(a?.status).toBe('cancelled');
+    expect(b?.status).toBe('completed');
+    expect(c?.status).toBe('completed');
+    expect(listings(demo)).toBe(1);
+  });
+
+  it('when every caller stops, the listing is abandoned and the next caller lists afresh', async () => {
+    const { demo, server } = await slowListingServer();
+    const one = new AbortController();
+    const two = new AbortController();
+    const first = server.listTools({ signal: one.signal });
+    const second = server.listTools({ signal: two.signal });
+    await listingReceived(demo, 1);
+    one.abort();
+    two.abort();
+    await expect(first).rejects.toMatchObject({ code: 'aborted' });
+    await expect(second).rejects.toMatchObject({ code: 'aborted' });
+
+    expect(await server.listTools()).toHaveLength(8 + 3);
+    expect(listings(demo)).toBe(2);
   });
 });
