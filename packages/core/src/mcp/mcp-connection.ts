@@ -61,8 +61,12 @@ export interface McpConnectionOptions {
   capabilities: Record<string, unknown>;
   /** Called with each new `Client` before it connects: register request/notification handlers. */
   setupClient(client: Client): void;
-  /** Wraps the fetch used by HTTP transports (after headers are applied). */
-  fetchMiddleware?: (next: typeof fetch) => typeof fetch;
+  /**
+   * Wraps the fetch used by HTTP transports (after headers are applied). Called once per session,
+   * with that session's `Client` (the one `setupClient` got), so what it learns from the traffic
+   * can be told apart per session.
+   */
+  fetchMiddleware?: (next: typeof fetch, client: Client) => typeof fetch;
   /** What a previous connection learnt (e.g. from the schema cache): skips the era probe. */
   prior?: Pick<McpConnectionInfo, 'protocolEra' | 'discover' | 'transport'>;
   /** Makes the transport for a non-HTTP server (stdio). `url` is then unused. */

@@ -177,3 +177,149 @@ describe('one shared first tools/list for many runs (issue 13, load)', () => {
     expect(listings(demo)).toBe(2);
   });
 });
+
+describe('pushed questions over legacy HTTP+SSE reach the call that asked (issue 13, load)', () => {
+  const restaurants = ["Luigi's", "Marco's", "Nonna's", "Zia's"];
+  const diners = ['Ada', 'Bob', 'Cy', 'Di'];
+  const booked = (restaurant: string, diner: string) =>
+    `Booked a table at ${restaurant} for 2 guests on 2026-12-24 (indoor) under ${diner}.`;
+
+  /** Rejects when `promise` takes longer than `milliseconds` (a misrouted question hangs). */
+  function within<T>(promise: Promise<T>, milliseconds: number): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Still waiting after ${milliseconds} ms.`)),
+        milliseconds,
+      );
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
+
+  async function demoServer(): Promise<DemoServer> {
+    const demo = await startDemoServer({ toolCount: 1 });
+    opened.push(demo);
+    return demo;
+  }
+
+  /** Four `book_table` calls at once, each answering its own question with its own diner. */
+  async function bookAtOnce(server: McpServer, runContext?: (index: number) => string) {
+    const asked: string[][] = restaurants.map(() => []);
+    const outputs = await within(
+      Promise.all(
+        restaurants.map((restaurant, index) =>
+          server.callTool(
+            'book_table',
+            { restaurant },
+            {
+              ...(runContext === undefined ? {} : { runContext: runContext(index) }),
+              onInput: async (request) => {
+                asked[index]?.push(request.message ?? '');
+                // Answer after the others have been asked: every question is pending at once.
+                await new Promise((resolve) => setTimeout(resolve, 100 + 20 * index));
+                const name = diners[index] ?? '';
+                return { action: 'approve', content: { name, date: '2026-12-24', confirm: true } };
+              },
+            },
+          ),
+        ),
+      ),
+      5000,
+    );
+    restaurants.forEach((restaurant, index) => {
+      expect(asked[index]).toEqual([expect.stringContaining(restaurant)]);
+      expect(outputs[index]?.text).toBe(booked(restaurant, diners[index] ?? ''));
+    });
+  }
+
+  const initializes = (demo: DemoServer) =>
+    demo.log.filter((entry) => entry.rpcMethod === 'initialize').length;
+
+  it('four direct calls at once on one server (same headers): each question goes to its own call', async () => {
+    const demo = await demoServer();
+    const server = mcpServer({ url: demo.legacySseUrl, transport: 'sse', name: 'demo' });
+    opened.push(server);
+    await bookAtOnce(server);
+    // Legacy SSE: one session per call in flight (its one stream then carries only its questions).
+    expect(initializes(demo)).toBe(4);
+  });
+
+  it('Streamable HTTP (2025 era): four calls share one session, and four users their own sessions', async () => {
+    const demo = await demoServer();
+    const shared = mcpServer({ url: demo.legacyUrl, name: 'demo' });
+    opened.push(shared);
+    await bookAtOnce(shared);
+    expect(initializes(demo)).toBe(1);
+    // Server request ids are numbered per session: each user's first question has the same id.
+    const perUser = mcpServer({
+      url: demo.legacyUrl,
+      name: 'demo',
+      headers: (runContext) => ({ 'x-user': String(runContext) }),
+    });
+    opened.push(perUser);
+    await bookAtOnce(perUser, (index) => `user-${index}`);
+    expect(initializes(demo)).toBe(1 + 4);
+  });
+
+  it('two agent threads paused on pushed questions at once: each answer reaches its own call', async () => {
+    const demo = await demoServer();
+    const server = mcpServer({ url: demo.legacySseUrl, transport: 'sse', name: 'demo' });
+    opened.push(server);
+    const model = await startScriptedModelServer({
+      script: (request) => {
+        const last = request.messages.at(-1);
+        if (last?.role === 'tool') return { text: 'ok' };
+        const restaurant = restaurants.find((name) =>
+          JSON.stringify(last?.content ?? '').includes(name.slice(0, 4)),
+        );
+        return {
+          toolCalls: [{ id: `book-${restaurant}`, name: 'book_table', arguments: { restaurant } }],
+        };
+      },
+    });
+    opened.push(model);
+    const agent = new Agent({
+      name: 'sse-threads',
+      model: openaiChatModel({ baseURL: `${model.url}/v1`, model: 'scripted', maxRetries: 0 }),
+      mcpServers: [server],
+      history: new MemoryHistoryStore(),
+    });
+    const threads = restaurants.slice(0, 2);
+    const paused = await within(
+      Promise.all(
+        threads.map((restaurant, index) =>
+          agent.execute({ threadId: `t${index}`, messages: `book at ${restaurant}` }).result(),
+        ),
+      ),
+      5000,
+    );
+    threads.forEach((restaurant, index) => {
+      expect(paused[index]?.status).toBe('paused');
+      expect(paused[index]?.interrupts[0]?.message).toContain(restaurant);
+    });
+    const done = await within(
+      Promise.all(
+        threads.map((restaurant, index) =>
+          agent
+            .execute({
+              threadId: `t${index}`,
+              resolutions: [
+                {
+                  callId: `book-${restaurant}`,
+                  action: 'approve',
+                  content: { name: diners[index], date: '2026-12-24', confirm: true },
+                },
+              ],
+            })
+            .result(),
+        ),
+      ),
+      5000,
+    );
+    threads.forEach((restaurant, index) => {
+      expect(done[index]?.status).toBe('completed');
+      const output = done[index]?.output.find((item) => item.type === 'function_call_output');
+      expect(output).toMatchObject({ output: { text: booked(restaurant, diners[index] ?? '') } });
+    });
+  });
+});

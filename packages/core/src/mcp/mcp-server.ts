@@ -728,7 +728,7 @@ export class McpServer {
       ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
       ...(this.#prior === undefined ? {} : { prior: this.#prior }),
       capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
-      fetchMiddleware: (next) => this.#router.middleware(next),
+      fetchMiddleware: (next, client) => this.#router.middleware(next, client),
       setupClient: (client) => this.#setupClient(client),
     });
     connection.onChange(() => this.#syncInfo(connection, this.#snapshot.status));
@@ -738,9 +738,10 @@ export class McpServer {
 
   #setupClient(client: Client): void {
     client.setRequestHandler('elicitation/create', async (request, context) => {
-      const callId = this.#router.callFor(context.mcpReq.id);
-      const active = callId === undefined ? undefined : this.#activeCalls.get(callId);
-      // A request outside any tool call has no human to ask in an agent run.
+      const callKey = this.#router.callFor(client, context.mcpReq.id);
+      const active = callKey === undefined ? undefined : this.#activeCalls.get(callKey);
+      // A request outside any tool call (or one that cannot be told apart from another call's)
+      // has no human to ask in an agent run.
       if (active === undefined) return { action: 'cancel' };
       return (await active.ask(toInputRequest(request.params as Record<string, unknown>))) as never;
     });
