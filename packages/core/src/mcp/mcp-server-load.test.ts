@@ -32,9 +32,13 @@ async function loadServer(): Promise<LoadServer> {
 }
 
 /** One `McpServer` for many users: each run context is a user with its own header set. */
-function perUserServer(url: string): McpServer {
+function perUserServer(
+  url: string,
+  transport: 'sse' | 'streamable-http' = 'streamable-http',
+): McpServer {
   const server = mcpServer({
     url,
+    transport,
     name: 'load',
     headers: (runContext) => ({ 'x-user': String(runContext) }),
     timeoutMs: 10_000,
@@ -94,6 +98,25 @@ describe('many users on one MCP server (issue 13, load)', () => {
   it('128 users with distinct headers at once (2026-07-28, stateless)', async () => {
     const load = await loadServer();
     await callAtOnce(perUserServer(load.modernUrl), load, 128, 1);
+  });
+
+  it('64 users with distinct headers at once (legacy HTTP+SSE)', async () => {
+    const load = await loadServer();
+    await callAtOnce(perUserServer(load.legacySseUrl, 'sse'), load, 64, 1);
+  });
+
+  it('64 calls at once with the same headers (legacy HTTP+SSE: one session per call in flight)', async () => {
+    const load = await loadServer();
+    const server = mcpServer({ url: load.legacySseUrl, transport: 'sse', name: 'load' });
+    opened.push(server);
+    const outputs = await Promise.all(
+      Array.from({ length: 64 }, (_, index) => server.callTool('record', { id: `c${index}` })),
+    );
+    expect(outputs.map((output) => output.text)).toEqual(
+      Array.from({ length: 64 }, (_, index) => `recorded c${index} for nobody`),
+    );
+    expect([...load.executions.values()]).toEqual(Array.from({ length: 64 }, () => 1));
+    expect(load.sseStreamsOpened()).toBe(64);
   });
 });
 
