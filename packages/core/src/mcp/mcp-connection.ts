@@ -194,6 +194,10 @@ type RetryReason = 'session-expired' | 'stale-prior';
  * network fetch and sees them applied. Their values never appear in errors, and only a SHA-256
  * of names and values tells sessions apart.
  *
+ * Load: any number of header sets may be in use at once. Sessions are leased
+ * (`connection/session-pool.ts`): none is ended while an operation uses or awaits it; of the
+ * idle ones the 16 most recently used are kept, the others ended.
+ *
  * Robustness: an expired session (HTTP 404 while a session id was in use) is dropped, a new one
  * opened and the operation retried once; the standalone GET stream is optional (404/405/406
  * mean POST-only; `disableStandaloneSse` answers it with a local 405 so it never reaches the
@@ -321,7 +325,11 @@ export class McpConnection {
   /**
    * Runs `operation` with a connected `Client` for the headers of `runContext`. Connects lazily,
    * single-flight per distinct header set: another header set (e.g. another user's token) gets
-   * its own connection and session, keyed by a SHA-256 of the header names and values.
+   * its own connection and session, keyed by a SHA-256 of the header names and values. The
+   * operation holds its session from before it is connected until it settles: a session is never
+   * ended while in use, however many header sets are in use at once; only idle sessions beyond
+   * 16 are ended (least recently used first, with a DELETE). With `exclusive` over legacy
+   * HTTP+SSE the operation gets a session of its own (see {@link McpUseOptions.exclusive}).
    *
    * When the operation fails with HTTP 404 while a session id was in use (the session expired),
    * that session is dropped, a new one connected (from the known era, without a probe) and the
