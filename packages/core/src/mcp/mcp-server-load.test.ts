@@ -100,6 +100,44 @@ describe('many users on one MCP server (issue 13, load)', () => {
     await callAtOnce(perUserServer(load.modernUrl), load, 128, 1);
   });
 
+  it('64 agent runs at once, each with the headers of its own user from its run context', async () => {
+    const load = await loadServer();
+    const server = perUserServer(load.legacyUrl);
+    const model = await startScriptedModelServer({
+      script: (request) => {
+        const last = request.messages.at(-1);
+        if (last?.role === 'tool') return { text: 'done' };
+        const id = JSON.stringify(last?.content ?? '').match(/run-\d+/)?.[0] ?? 'none';
+        return { toolCalls: [{ id: `call-${id}`, name: 'record', arguments: { id } }] };
+      },
+    });
+    opened.push(model);
+    const agent = new Agent({
+      name: 'load',
+      model: openaiChatModel({ baseURL: `${model.url}/v1`, model: 'scripted', maxRetries: 0 }),
+      mcpServers: [server],
+      history: new MemoryHistoryStore(),
+    });
+    const results = await Promise.all(
+      Array.from({ length: 64 }, (_, index) =>
+        agent
+          .execute({
+            threadId: `t${index}`,
+            messages: `record run-${index}`,
+            runContext: `user-${index}`,
+          })
+          .result(),
+      ),
+    );
+    results.forEach((result, index) => {
+      expect(result.status).toBe('completed');
+      const output = result.output.find((item) => item.type === 'function_call_output');
+      expect(output).toMatchObject({ output: { text: `recorded run-${index} for user-${index}` } });
+    });
+    expect(load.executions.size).toBe(64);
+    expect([...load.executions.values()].every((count) => count === 1)).toBe(true);
+  });
+
   it('64 users with distinct headers at once (legacy HTTP+SSE)', async () => {
     const load = await loadServer();
     await callAtOnce(perUserServer(load.legacySseUrl, 'sse'), load, 64, 1);
