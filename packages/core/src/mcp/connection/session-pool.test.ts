@@ -99,4 +99,19 @@ describe('SessionPool', () => {
     connects[1]?.finish();
     expect((await next).session).not.toBe(lease.session);
   });
+
+  it('gives up with the reason when every new session is lost before its first use', async () => {
+    let connects = 0;
+    const lost = new Error('the event stream closed');
+    const sessionPool = new SessionPool({
+      maxIdle: 2,
+      endSessionMs: 1,
+      open: async (key) => {
+        connects++;
+        return { key, kind: 'sse', lost, retire: vi.fn() } as unknown as McpSession;
+      },
+    });
+    await expect(sessionPool.acquire('ada', {}, shared)).rejects.toBe(lost);
+    expect(connects).toBe(3);
+  });
 });

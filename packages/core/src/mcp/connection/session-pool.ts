@@ -1,5 +1,8 @@
 import type { McpSession } from './mcp-session.ts';
 
+/** Sessions lost before their first use, in a row, after which `acquire` gives up. */
+const MAX_LOST_CONNECTS = 3;
+
 /** A session handed to one operation, until {@link SessionLease.release}. */
 export interface SessionLease {
   readonly session: McpSession;
@@ -65,14 +68,15 @@ export class SessionPool {
    *   uses. Sessions with a stream per request (Streamable HTTP) are shared regardless.
    * @param sharedStream Whether a session still connecting will have one shared stream (the
    *   transport is known to be legacy SSE); once connected, the session's own kind decides.
-   * @throws The connect's error.
+   * @throws The connect's error, or why the session was lost when it was lost right after
+   *   connecting {@link MAX_LOST_CONNECTS} times in a row.
    */
   async acquire(
     key: string,
     headers: Record<string, string>,
     options: { exclusive: boolean; sharedStream: () => boolean },
   ): Promise<SessionLease> {
-    for (;;) {
+    for (let lostConnects = 0; ;) {
       const entry = this.#pick(key, options) ?? this.#create(key, headers);
       entry.users++;
       if (options.exclusive) entry.exclusiveUsers++;
@@ -99,6 +103,7 @@ export class SessionPool {
       if (session.lost !== undefined || entry.retired) {
         this.discard(session);
         release();
+        if (session.lost !== undefined && ++lostConnects >= MAX_LOST_CONNECTS) throw session.lost;
         continue;
       }
       if (options.exclusive && hasSharedStream(session) && entry.exclusiveUsers > 1) {
