@@ -51,7 +51,7 @@ type McpResumeState =
 export interface McpCallScope {
   connection: McpConnection;
   router: ElicitationRouter;
-  /** Calls in flight by call id, for the `elicitation/create` handler. */
+  /** Calls in flight by call key (see {@link callMcpTool}), for the `elicitation/create` handler. */
   activeCalls: Map<string, ActiveCall>;
   where: string;
   timeoutMs: number;
@@ -71,6 +71,8 @@ const RESULT_SCHEMA = withInputRequired(specTypeSchemas.CallToolResult);
 const MAX_AUTHORIZATION_ATTEMPTS = 3;
 /** The SDK's own timeout is switched off (our {@link CallTimer} keeps time); max setTimeout. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
+/** Numbers each call in flight: two threads may use the same model call id at once. */
+let callsStarted = 0;
 
 /**
  * Calls one MCP tool for the agent: progress forwarded, our clocks (idle timeout reset by
@@ -123,8 +125,10 @@ export async function callMcpTool(
   const authorizationAttempts = state?.kind === 'authorization' ? state.attempts : 0;
 
   const timer = new CallTimer(scope.timeoutMs, scope.maxTotalTimeoutMs, context.signal);
-  const untrack = scope.router.track(context.callId);
-  scope.activeCalls.set(context.callId, {
+  // The key server requests are routed by: unique to this call in flight (a call id alone is
+  // not: two threads may both have a call `call_1` running).
+  const callKey = `${context.callId}#${++callsStarted}`;
+  scope.activeCalls.set(callKey, {
     ask: async (request) => {
       if (storedAnswer !== undefined && sameRequest(storedAnswer.request, request)) {
         // The server asked again what the user already answered before the reload.
@@ -145,33 +149,41 @@ export async function callMcpTool(
   try {
     const result = await scope.connection.use(
       context.runContext,
-      (client: Client) =>
-        client.request(
-          {
-            method: 'tools/call',
-            params: {
-              name: tool.name,
-              arguments: args,
-              _meta: { [CALL_ID_META_KEY]: context.callId },
-              ...retry,
+      async (client: Client) => {
+        // Server requests on this session's shared stream (legacy SSE) are this call's: the
+        // session carries no other call while this one runs (`exclusive` below).
+        const detach = scope.router.attach(client, callKey);
+        try {
+          return await client.request(
+            {
+              method: 'tools/call',
+              params: {
+                name: tool.name,
+                arguments: args,
+                _meta: { [CALL_ID_META_KEY]: callKey },
+                ...retry,
+              },
             },
-          },
-          RESULT_SCHEMA,
-          {
-            signal: timer.signal,
-            timeout: NO_SDK_TIMEOUT,
-            allowInputRequired: true,
-            onprogress: (progress) => {
-              timer.touch();
-              context.reportProgress({
-                progress: progress.progress,
-                ...(progress.total === undefined ? {} : { total: progress.total }),
-                ...(progress.message === undefined ? {} : { message: progress.message }),
-              });
+            RESULT_SCHEMA,
+            {
+              signal: timer.signal,
+              timeout: NO_SDK_TIMEOUT,
+              allowInputRequired: true,
+              onprogress: (progress) => {
+                timer.touch();
+                context.reportProgress({
+                  progress: progress.progress,
+                  ...(progress.total === undefined ? {} : { total: progress.total }),
+                  ...(progress.message === undefined ? {} : { message: progress.message }),
+                });
+              },
             },
-          },
-        ),
-      { signal: timer.signal },
+          );
+        } finally {
+          detach();
+        }
+      },
+      { signal: timer.signal, exclusive: true },
     );
     if (isInputRequiredResult(result)) {
       const inputRequests = (result.inputRequests ?? {}) as Record<string, unknown>;
@@ -245,8 +257,7 @@ export async function callMcpTool(
     throw toMcpError(caught, scope.where, context.signal);
   } finally {
     timer.dispose();
-    untrack();
-    scope.activeCalls.delete(context.callId);
+    scope.activeCalls.delete(callKey);
   }
 }
 

@@ -10,6 +10,7 @@ import {
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { headerSetKey } from './connection/header-set-key.ts';
 import { McpSession, type SessionTransportKind } from './connection/mcp-session.ts';
+import { SessionPool, type SessionLease } from './connection/session-pool.ts';
 import type { HandshakeRecord } from './connection/session-fetch.ts';
 import { describeServer, toMcpError } from './to-mcp-error.ts';
 
@@ -60,8 +61,12 @@ export interface McpConnectionOptions {
   capabilities: Record<string, unknown>;
   /** Called with each new `Client` before it connects: register request/notification handlers. */
   setupClient(client: Client): void;
-  /** Wraps the fetch used by HTTP transports (after headers are applied). */
-  fetchMiddleware?: (next: typeof fetch) => typeof fetch;
+  /**
+   * Wraps the fetch used by HTTP transports (after headers are applied). Called once per session,
+   * with that session's `Client` (the one `setupClient` got), so what it learns from the traffic
+   * can be told apart per session.
+   */
+  fetchMiddleware?: (next: typeof fetch, client: Client) => typeof fetch;
   /** What a previous connection learnt (e.g. from the schema cache): skips the era probe. */
   prior?: Pick<McpConnectionInfo, 'protocolEra' | 'discover' | 'transport'>;
   /** Makes the transport for a non-HTTP server (stdio). `url` is then unused. */
@@ -99,6 +104,15 @@ export interface McpFinishAuthorizationOptions {
 export interface McpUseOptions {
   /** Aborting rejects `use` at once with `aborted` (a shared connect goes on for others). */
   signal?: AbortSignal;
+  /**
+   * The operation needs the server's pushed requests to be its own (a tool call that may be
+   * asked for input). Over legacy HTTP+SSE, where every server request of a session arrives on
+   * one stream with nothing linking it to a call, the operation then gets a session no other
+   * exclusive operation is using (another session for the same headers is opened when needed),
+   * so whatever the server asks on it belongs to this operation. Other transports carry each
+   * request's server requests on that request's own stream and share one session. Default false.
+   */
+  exclusive?: boolean;
 }
 
 /**
@@ -138,8 +152,11 @@ function refuseWithoutPkce(state: OAuthDiscoveryState, where: string): void {
 
 /** Default of {@link McpConnectionOptions.timeoutMs}, in ms. */
 const DEFAULT_TIMEOUT_MS = 60_000;
-/** Most sessions (distinct header sets) kept open; the least recently used idle one is ended. */
-const MAX_SESSIONS = 16;
+/**
+ * Most idle sessions kept open (across header sets); beyond it the least recently used idle one
+ * is ended. Sessions in use are never ended for this, however many users there are at once.
+ */
+const MAX_IDLE_SESSIONS = 16;
 /** Statuses of an `initialize`/`server/discover` POST after which `auto` tries legacy SSE. */
 const FALLBACK_STATUSES: readonly number[] = [400, 404, 405];
 const EXPOSE_SESSION_ID_HINT =
@@ -148,12 +165,6 @@ const EXPOSE_SESSION_ID_HINT =
   '`Access-Control-Expose-Headers: Mcp-Session-Id` on that response (not only on the preflight).';
 
 type RetryReason = 'session-expired' | 'stale-prior';
-
-/** A cached session: the connect promise, and the session once it resolved. */
-interface SessionEntry {
-  promise: Promise<McpSession>;
-  session?: McpSession;
-}
 
 /**
  * The connection layer of the MCP client: one server, any transport, both protocol eras, one
@@ -183,6 +194,10 @@ interface SessionEntry {
  * network fetch and sees them applied. Their values never appear in errors, and only a SHA-256
  * of names and values tells sessions apart.
  *
+ * Load: any number of header sets may be in use at once. Sessions are leased
+ * (`connection/session-pool.ts`): none is ended while an operation uses or awaits it; of the
+ * idle ones the 16 most recently used are kept, the others ended.
+ *
  * Robustness: an expired session (HTTP 404 while a session id was in use) is dropped, a new one
  * opened and the operation retried once; the standalone GET stream is optional (404/405/406
  * mean POST-only; `disableStandaloneSse` answers it with a local 405 so it never reaches the
@@ -194,13 +209,17 @@ export class McpConnection {
   readonly #options: McpConnectionOptions;
   readonly #where: string;
   readonly #timeoutMs: number;
-  readonly #sessions = new Map<string, SessionEntry>();
+  readonly #pool: SessionPool;
   /** Every connected session not yet disposed, including retired ones still draining. */
   readonly #openSessions = new Set<McpSession>();
   readonly #localKeys = new Map<string, string>();
   readonly #listeners = new Set<() => void>();
-  /** Aborted by {@link close}: fails connects still in flight at once. */
-  readonly #closeController = new AbortController();
+  /**
+   * One per connect in flight, each aborted by {@link close} (fails it at once). One controller
+   * per connect, not one shared signal: many users connecting at once would otherwise pile
+   * listeners on a single signal.
+   */
+  readonly #connectsInFlight = new Set<AbortController>();
   #info: McpConnectionInfo | undefined;
   #status: McpConnectionStatus = 'idle';
   #error: SwitchboardError | undefined;
@@ -243,6 +262,11 @@ export class McpConnection {
             ...coordinatedAuthFetch(provider, options),
           };
     this.#timeoutMs = timeoutMs;
+    this.#pool = new SessionPool({
+      open: (key, headers) => this.#connect(key, headers),
+      maxIdle: MAX_IDLE_SESSIONS,
+      endSessionMs: timeoutMs,
+    });
     this.#where =
       options.createTransport === undefined && options.url !== undefined
         ? describeServer(options.name, options.url)
@@ -301,7 +325,11 @@ export class McpConnection {
   /**
    * Runs `operation` with a connected `Client` for the headers of `runContext`. Connects lazily,
    * single-flight per distinct header set: another header set (e.g. another user's token) gets
-   * its own connection and session, keyed by a SHA-256 of the header names and values.
+   * its own connection and session, keyed by a SHA-256 of the header names and values. The
+   * operation holds its session from before it is connected until it settles: a session is never
+   * ended while in use, however many header sets are in use at once; only idle sessions beyond
+   * 16 are ended (least recently used first, with a DELETE). With `exclusive` over legacy
+   * HTTP+SSE the operation gets a session of its own (see {@link McpUseOptions.exclusive}).
    *
    * When the operation fails with HTTP 404 while a session id was in use (the session expired),
    * that session is dropped, a new one connected (from the known era, without a probe) and the
@@ -328,25 +356,28 @@ export class McpConnection {
     if (signal?.aborted === true) throw this.#classify(signal.reason, undefined, signal);
     const headers = await this.#withSignal(this.#resolveHeaders(runContext), signal);
     const key = await headerSetKey(headers, this.#localKeys);
-    let session = await this.#withSignal(this.#session(key, headers), signal);
+    const exclusive = options.exclusive === true;
+    let lease = await this.#lease(key, headers, exclusive, signal);
     let retryReason: RetryReason | undefined;
     try {
-      return await this.#attempt(session, operation, signal);
+      return await this.#attempt(lease.session, operation, signal);
     } catch (error) {
-      retryReason = this.#retryReason(session, error, signal);
+      retryReason = this.#retryReason(lease.session, error, signal);
       if (retryReason === undefined) throw error;
+      this.#pool.discard(lease.session);
+    } finally {
+      lease.release();
     }
-    this.#discard(session);
     if (retryReason === 'stale-prior') this.#dropPrior();
-    session = await this.#withSignal(this.#session(key, headers), signal);
+    lease = await this.#lease(key, headers, exclusive, signal);
     try {
-      return await this.#attempt(session, operation, signal);
+      return await this.#attempt(lease.session, operation, signal);
     } catch (error) {
       if (
         retryReason === 'session-expired' &&
-        this.#retryReason(session, error, signal) === 'session-expired'
+        this.#retryReason(lease.session, error, signal) === 'session-expired'
       ) {
-        this.#discard(session);
+        this.#pool.discard(lease.session);
         throw new SwitchboardError(
           'http_status',
           `${this.#where} answered HTTP 404 (session not found) again right after a new session was opened.`,
@@ -354,6 +385,8 @@ export class McpConnection {
         );
       }
       throw error;
+    } finally {
+      lease.release();
     }
   }
 
@@ -414,12 +447,12 @@ export class McpConnection {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#closed = true;
-      this.#closeController.abort(
-        new SwitchboardError('connection_closed', `The connection to ${this.#where} was closed.`),
+      const reason = new SwitchboardError(
+        'connection_closed',
+        `The connection to ${this.#where} was closed.`,
       );
-      const entries = [...this.#sessions.values()].map((entry) => entry.promise);
-      this.#sessions.clear();
-      await Promise.allSettled(entries);
+      for (const connect of this.#connectsInFlight) connect.abort(reason);
+      await Promise.allSettled(this.#pool.clear());
       await Promise.all(
         [...this.#openSessions].map((session) => session.terminate(this.#timeoutMs)),
       );
@@ -466,37 +499,39 @@ export class McpConnection {
     return undefined;
   }
 
-  /** The session for `key`: the cached one, or a new single-flight connect. */
-  async #session(key: string, headers: Record<string, string>): Promise<McpSession> {
-    let entry = this.#sessions.get(key);
-    if (entry === undefined) {
-      const created: SessionEntry = { promise: this.#connect(key, headers) };
-      entry = created;
-      this.#sessions.set(key, created);
-      created.promise.then(
-        (session) => {
-          created.session = session;
-        },
-        () => {
-          if (this.#sessions.get(key) === created) this.#sessions.delete(key);
-        },
+  /**
+   * A lease on a session for `key` (pooled, or a new single-flight connect), held until the
+   * operation settles. When `signal` aborts first, the lease still being acquired is released
+   * as soon as it arrives.
+   */
+  async #lease(
+    key: string,
+    headers: Record<string, string>,
+    exclusive: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<SessionLease> {
+    const acquiring = this.#pool
+      .acquire(key, headers, {
+        exclusive,
+        sharedStream: () => this.#transportKind() === 'sse',
+      })
+      .then((lease) => {
+        if (this.#closed) {
+          lease.release();
+          void lease.session.terminate(this.#timeoutMs);
+          this.#throwIfClosed();
+        }
+        return lease;
+      });
+    try {
+      return await this.#withSignal(acquiring, signal);
+    } catch (error) {
+      void acquiring.then(
+        (lease) => lease.release(),
+        () => undefined,
       );
-      this.#evictBeyondLimit();
-    } else {
-      // Most recently used last, for eviction.
-      this.#sessions.delete(key);
-      this.#sessions.set(key, entry);
+      throw error;
     }
-    const session = await entry.promise;
-    if (this.#closed) {
-      void session.terminate(this.#timeoutMs);
-      this.#throwIfClosed();
-    }
-    if (session.lost !== undefined) {
-      this.#discard(session);
-      return this.#session(key, headers);
-    }
-    return session;
   }
 
   async #connect(key: string, headers: Record<string, string>): Promise<McpSession> {
@@ -596,7 +631,10 @@ export class McpConnection {
     handshake.initializeSucceeded = false;
     handshake.sessionIdReadable = false;
     delete handshake.failedStatus;
+    const connect = new AbortController();
+    this.#connectsInFlight.add(connect);
     try {
+      this.#throwIfClosed();
       const session = await McpSession.open({
         kind,
         key,
@@ -606,8 +644,8 @@ export class McpConnection {
         where: this.#where,
         timeoutMs: this.#timeoutMs,
         handshake,
-        onLost: (session) => this.#discard(session),
-        signal: this.#closeController.signal,
+        onLost: (session) => this.#pool.discard(session),
+        signal: connect.signal,
         onDisposed: (disposed) => this.#openSessions.delete(disposed),
         onUnauthorized: (transport) => {
           this.#authTransport = transport;
@@ -618,6 +656,8 @@ export class McpConnection {
     } catch (error) {
       this.#throwIfClosed();
       throw this.#classify(error, handshake, undefined);
+    } finally {
+      this.#connectsInFlight.delete(connect);
     }
   }
 
@@ -675,33 +715,6 @@ export class McpConnection {
       ...(instructions !== undefined ? { instructions } : {}),
     };
     if (JSON.stringify(next) !== JSON.stringify(this.#info)) this.#update({ info: next });
-  }
-
-  /**
-   * Drops `session` from the cache (if it is still there) and retires it: it is closed, without
-   * a DELETE, once operations still running on it have settled (each may still retry itself).
-   */
-  #discard(session: McpSession): void {
-    const entry = this.#sessions.get(session.key);
-    if (entry !== undefined && entry.session === session) this.#sessions.delete(session.key);
-    session.retire();
-  }
-
-  /**
-   * Ends the least recently used sessions beyond {@link MAX_SESSIONS} (each once the
-   * operations still running on it have settled).
-   */
-  #evictBeyondLimit(): void {
-    while (this.#sessions.size > MAX_SESSIONS) {
-      const oldest = this.#sessions.entries().next().value;
-      if (oldest === undefined) return;
-      const [key, entry] = oldest;
-      this.#sessions.delete(key);
-      void entry.promise.then(
-        (session) => session.retire(this.#timeoutMs),
-        () => undefined,
-      );
-    }
   }
 
   async #resolveHeaders(runContext: unknown): Promise<Record<string, string>> {

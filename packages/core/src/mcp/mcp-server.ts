@@ -37,6 +37,7 @@ import {
 import { mapProviderToolNames } from './provider-tool-names.ts';
 import type { SchemaCache, SchemaCacheEntry } from './schema-cache.ts';
 import { schemaCacheKey } from './schema-cache-key.ts';
+import { SharedOperation } from './shared-operation.ts';
 import { describeServer, toMcpError } from './to-mcp-error.ts';
 
 export type { McpHeaders, McpTransportKind } from './mcp-connection.ts';
@@ -168,7 +169,8 @@ export class McpServer {
   readonly #activeCalls = new Map<string, ActiveCall>();
   #connection: McpConnection | undefined;
   #prior: McpConnectionInfo | undefined;
-  #tools: Promise<McpToolDescriptor[]> | undefined;
+  /** The listing every caller shares (single flight), until invalidated. */
+  #tools: SharedOperation<McpToolDescriptor[]> | undefined;
   #lastRunContext: unknown;
   /** The 2026-07-28 `subscriptions/listen` stream that carries `list_changed`. */
   #subscription: Promise<McpSubscription | undefined> | undefined;
@@ -395,18 +397,38 @@ export class McpServer {
    * flagged deferred / needing approval as configured. From the schema cache when a fresh entry
    * exists (no network at all); otherwise listed and cached. Kept until `invalidate()`,
    * `close()` or a `list_changed` from the server.
+   *
+   * Callers at the same time share one listing, which does not depend on any caller's
+   * `signal`: aborting stops only that caller's wait (it rejects with `aborted`), the others get
+   * the tools. The listing itself is abandoned only when every caller waiting for it aborted.
+   *
+   * @throws SwitchboardError `aborted` (this caller's `signal`), or any failure of
+   *   {@link McpServer.connect} or of the listing (`invalid_response`, `timeout`, `needs_auth`, …).
    */
   async listTools(
     options: { signal?: AbortSignal; runContext?: unknown } = {},
   ): Promise<McpToolDescriptor[]> {
     this.#lastRunContext = options.runContext;
-    this.#tools ??= this.#loadTools(options.runContext, options.signal, false).catch(
-      (error: unknown) => {
-        this.#tools = undefined;
-        throw error;
-      },
+    const listing = (this.#tools ??= this.#shareListing(options.runContext, false));
+    return await listing.wait(options.signal, (signal) =>
+      toMcpError(signal.reason, this.#where, signal),
     );
-    return await this.#tools;
+  }
+
+  /** Starts a listing with its own signal; forgotten when it fails or every waiter gave up. */
+  #shareListing(runContext: unknown, refresh: boolean): SharedOperation<McpToolDescriptor[]> {
+    const forget = (): void => {
+      if (this.#tools === listing) this.#tools = undefined;
+    };
+    const listing = new SharedOperation(
+      (signal) =>
+        this.#loadTools(runContext, signal, refresh).catch((error: unknown) => {
+          forget();
+          throw error;
+        }),
+      forget,
+    );
+    return listing;
   }
 
   /** Forgets the listing (memory and schema cache); the next `listTools` asks the server. */
@@ -706,7 +728,7 @@ export class McpServer {
       ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
       ...(this.#prior === undefined ? {} : { prior: this.#prior }),
       capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
-      fetchMiddleware: (next) => this.#router.middleware(next),
+      fetchMiddleware: (next, client) => this.#router.middleware(next, client),
       setupClient: (client) => this.#setupClient(client),
     });
     connection.onChange(() => this.#syncInfo(connection, this.#snapshot.status));
@@ -716,9 +738,10 @@ export class McpServer {
 
   #setupClient(client: Client): void {
     client.setRequestHandler('elicitation/create', async (request, context) => {
-      const callId = this.#router.callFor(context.mcpReq.id);
-      const active = callId === undefined ? undefined : this.#activeCalls.get(callId);
-      // A request outside any tool call has no human to ask in an agent run.
+      const callKey = this.#router.callFor(client, context.mcpReq.id);
+      const active = callKey === undefined ? undefined : this.#activeCalls.get(callKey);
+      // A request outside any tool call (or one that cannot be told apart from another call's)
+      // has no human to ask in an agent run.
       if (active === undefined) return { action: 'cancel' };
       return (await active.ask(toInputRequest(request.params as Record<string, unknown>))) as never;
     });
@@ -737,12 +760,11 @@ export class McpServer {
 
   /** The server's tools changed: list every page again, replace the tools, refresh the cache. */
   async #onToolsChanged(): Promise<void> {
-    const refreshed = this.#loadTools(this.#lastRunContext, undefined, true);
+    const refreshed = this.#shareListing(this.#lastRunContext, true);
     this.#tools = refreshed;
     try {
-      await refreshed;
+      await refreshed.promise;
     } catch (error) {
-      this.#tools = undefined;
       this.#update({ ...this.#snapshot, status: 'error', error: toMcpError(error, this.#where) });
     }
   }

@@ -114,7 +114,7 @@ export class McpSession {
     });
     connection.setupClient(client);
     const holder: { session?: McpSession } = {};
-    const transport = createTransport(options, (id, cause) =>
+    const transport = createTransport(options, client, (id, cause) =>
       holder.session?.answerLost(id, cause),
     );
     const session = new McpSession(
@@ -297,6 +297,7 @@ export class McpSession {
 
 function createTransport(
   options: OpenSessionOptions,
+  client: Client,
   onAnswerLost: (id: JsonRpcId, cause: unknown) => void,
 ): Transport {
   const { connection, kind } = options;
@@ -313,12 +314,14 @@ function createTransport(
   const baseFetch: typeof fetch = connection.fetch ?? ((input, init) => fetch(input, init));
   const authProvider = connection.authProvider;
   const authFetch = connection.authFetch;
+  const wrap = connection.fetchMiddleware;
+  const middleware = wrap === undefined ? undefined : (next: typeof fetch) => wrap(next, client);
   if (kind === 'sse') {
     return new SSEClientTransport(url, {
       fetch: createSessionFetch({
         baseFetch,
         headers: options.headers,
-        middleware: connection.fetchMiddleware,
+        middleware,
         blockStandaloneGet: false,
         ...(authFetch === undefined ? {} : { authFetch }),
         ...(authProvider === undefined ? {} : { serverOrigin: url.origin }),
@@ -330,7 +333,7 @@ function createTransport(
     fetch: createSessionFetch({
       baseFetch,
       headers: options.headers,
-      middleware: connection.fetchMiddleware,
+      middleware,
       blockStandaloneGet: connection.disableStandaloneSse === true,
       handshake: options.handshake,
       onAnswerLost,

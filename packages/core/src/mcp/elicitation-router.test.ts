@@ -1,0 +1,49 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { describe, expect, it } from 'vitest';
+import { ElicitationRouter } from './elicitation-router.ts';
+
+const sessionA = {} as Client;
+const sessionB = {} as Client;
+
+describe('ElicitationRouter', () => {
+  it('a request on a session with one call running belongs to that call, per session', () => {
+    const router = new ElicitationRouter();
+    const detachA = router.attach(sessionA, 'call-a#1');
+    router.attach(sessionB, 'call-b#2');
+    expect(router.callFor(sessionA, 0)).toBe('call-a#1');
+    expect(router.callFor(sessionB, 0)).toBe('call-b#2');
+    detachA();
+    expect(router.callFor(sessionA, 0)).toBeUndefined();
+  });
+
+  it('with several calls on one session and nothing tracing the request, nobody gets it', () => {
+    const router = new ElicitationRouter();
+    router.attach(sessionA, 'first#1');
+    router.attach(sessionA, 'second#2');
+    expect(router.callFor(sessionA, 7)).toBeUndefined();
+  });
+
+  it('learns request ids from the SSE answer of the tools/call that carried the call key', async () => {
+    const router = new ElicitationRouter();
+    router.attach(sessionA, 'first#1');
+    router.attach(sessionA, 'second#2');
+    const events =
+      'event: message\ndata: {"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{}}\n\n';
+    const network: typeof fetch = async () =>
+      new Response(events, { headers: { 'content-type': 'text/event-stream' } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'book', _meta: { 'dev.switchboard/callId': 'second#2' } },
+    });
+    const response = await router.middleware(network, sessionA)('http://127.0.0.1/mcp', {
+      method: 'POST',
+      body,
+    });
+    expect(await response.text()).toBe(events); // the bytes pass unchanged
+    expect(router.callFor(sessionA, 5)).toBe('second#2');
+    // The same id on another session is another request.
+    expect(router.callFor(sessionB, 5)).toBeUndefined();
+  });
+});
