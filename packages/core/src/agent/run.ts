@@ -6,6 +6,7 @@ import type {
   RunState,
   RunStatus,
 } from '../history/history-store.ts';
+import { whenAborted } from '../internal/linked-signal.ts';
 import { ReplayChannel } from '../internal/replay-channel.ts';
 import {
   addUsage,
@@ -334,7 +335,8 @@ class Run {
         await this.#save('running');
         tasks = await Promise.all(calls.map((call) => this.#startCall(call)));
       }
-      await Promise.race([whenQuiet(tasks), abortion(this.#signal)]);
+      const stopping = whenAborted(this.#signal);
+      await Promise.race([whenQuiet(tasks), stopping.promise]).finally(stopping.dispose);
       const settled: FunctionCallOutputItem[] = [];
       const waiting: PendingCall[] = [];
       const stopped = this.#signal.aborted;
@@ -716,13 +718,6 @@ function unfinishedCallOutput(callId: string, status: RunOutcome): FunctionCallO
     callId,
     output: { text: message, isError: true, error: { code: status, message } },
   };
-}
-
-function abortion(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }
 
 function throwIfAborted(signal: AbortSignal): void {
