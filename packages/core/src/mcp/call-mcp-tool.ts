@@ -142,11 +142,14 @@ export async function callMcpTool(
       }
     },
   });
+  /** Set once the `tools/call` request is handed to the client: from then on it may arrive. */
+  let dispatched = false;
   try {
     const result = await scope.connection.use(
       context.runContext,
-      (client: Client) =>
-        client.request(
+      (client: Client) => {
+        dispatched = true;
+        return client.request(
           {
             method: 'tools/call',
             params: {
@@ -170,7 +173,8 @@ export async function callMcpTool(
               });
             },
           },
-        ),
+        );
+      },
       { signal: timer.signal },
     );
     if (isInputRequiredResult(result)) {
@@ -207,6 +211,9 @@ export async function callMcpTool(
         );
       }
       throw caught;
+    }
+    if (dispatched && caught instanceof SwitchboardError && caught.code === 'connection_lost') {
+      throw outcomeUnknown(scope.where, tool.name, caught);
     }
     // The connection classifies failures; the server's own error is kept as the cause.
     const error: unknown =
@@ -248,6 +255,25 @@ export async function callMcpTool(
     untrack();
     scope.activeCalls.delete(context.callId);
   }
+}
+
+/**
+ * The `outcome_unknown` error of a call whose request went out and whose answer was lost: the
+ * server may have run the tool, so the message tells the model (and the user) not to repeat a
+ * side effect blindly.
+ */
+function outcomeUnknown(
+  where: string,
+  toolName: string,
+  cause: SwitchboardError,
+): SwitchboardError {
+  return new SwitchboardError(
+    'outcome_unknown',
+    `The call to ${toolName} was sent to ${where}, but the connection broke before its answer ` +
+      'arrived, so whether the tool ran is unknown. Do not repeat it blindly if it has side ' +
+      'effects: check whether it took effect first.',
+    { cause, details: { tool: toolName, reason: cause.code } },
+  );
 }
 
 /** The first elicitation request not answered yet, as an {@link InputRequest}. */

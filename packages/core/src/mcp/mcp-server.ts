@@ -421,6 +421,13 @@ export class McpServer {
    * server asks the human (pushed `elicitation/create`, MRTR `input_required` or -32042), `onInput`
    * answers (default: decline), and the call goes on with that answer. Tool errors come back as
    * error outputs; connection failures throw a `SwitchboardError`.
+   *
+   * @throws SwitchboardError `outcome_unknown` when the call was sent and its answer lost (the
+   *   connection dropped, the server died after receiving it, its event stream was cut): the
+   *   tool may have run, so do not repeat a side effect blindly. `connection_refused` when the
+   *   server could not be reached (nothing was sent). `timeout` when the call got no result or
+   *   progress for `timeoutMs` (the server may have started it). Also `http_status`,
+   *   `needs_auth`, `invalid_response`, `aborted`.
    */
   async callTool(
     name: string,

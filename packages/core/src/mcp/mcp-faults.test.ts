@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFaultyMcpServer, type FaultyMcpServer } from '@switchboard/fixtures';
+import {
+  closeScriptedModelServers,
+  finish,
+  ofType,
+  scripted,
+  toolMessage,
+} from '../agent/agent-test-support.ts';
+import { Agent } from '../agent/agent.ts';
+import { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { FunctionCallOutputItem } from '../items.ts';
+import { mcpServer, type McpServer } from './mcp-server.ts';
+
+/**
+ * Fault injection against a real (deliberately faulty) MCP server on 127.0.0.1: what a client
+ * reports when the server dies, stalls, cuts its stream or sends what it should not.
+ */
+const started: { close(): Promise<void> }[] = [];
+
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((item) => item.close()));
+  await closeScriptedModelServers();
+});
+
+async function faulty(
+  options: Parameters<typeof startFaultyMcpServer>[0] = {},
+): Promise<FaultyMcpServer> {
+  const server = await startFaultyMcpServer(options);
+  started.push(server);
+  return server;
+}
+
+function client(options: Parameters<typeof mcpServer>[0]): McpServer {
+  const server = mcpServer(options);
+  started.push(server);
+  return server;
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<SwitchboardError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof SwitchboardError) return error;
+    throw error;
+  }
+  throw new Error('expected a SwitchboardError');
+}
+
+describe('unknown outcomes are named (outcome_unknown)', () => {
+  it('a server that dies after receiving tools/call: outcome_unknown, not connection_refused', async () => {
+    const server = await faulty();
+    const tools = client({ url: server.url, name: 'faulty' });
+
+    const died = await failureOf(tools.callTool('die', {}));
+    expect(server.calls).toEqual(['die']);
+    expect(died.code).toBe('outcome_unknown');
+    expect(died.message).toMatch(/whether the tool ran is unknown/);
+    expect(died.message).not.toMatch(/Is the server running/);
+    expect(died.details).toMatchObject({ tool: 'die' });
+
+    // Now the server is gone for good: the next call could not connect, and says so. (A short
+    // wait lets the client's connection pool see its kept-alive sockets close.)
+    await server.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const refused = await failureOf(tools.callTool('echo', {}));
+    expect(refused.code).toBe('connection_refused');
+    expect(server.calls).toEqual(['die']);
+  });
+
+  it('an event stream cut after the request went out: outcome_unknown', async () => {
+    const server = await faulty();
+    const tools = client({ url: server.url, name: 'faulty' });
+    const cut = await failureOf(tools.callTool('cut_stream', {}));
+    expect(server.calls).toEqual(['cut_stream']);
+    expect(cut.code).toBe('outcome_unknown');
+  });
+
+  it('reaches the tool.result chunk, the result, history and the model as outcome_unknown', async () => {
+    const server = await faulty();
+    const { server: modelServer, model } = await scripted([
+      { toolCalls: [{ id: 'call_die', name: 'die', arguments: {} }] },
+      { text: 'I could not tell whether it ran.' },
+    ]);
+    const agent = new Agent({
+      name: 'faults',
+      model,
+      mcpServers: [client({ url: server.url, name: 'faulty' })],
+    });
+
+    const handle = agent.execute({ messages: 'do it' });
+    const { chunks, result } = await finish(handle);
+
+    expect(result.status).toBe('completed');
+    const [reported] = ofType(chunks, 'tool.result');
+    expect(reported?.output.error?.code).toBe('outcome_unknown');
+    const output = result.output.find(
+      (item): item is FunctionCallOutputItem => item.type === 'function_call_output',
+    );
+    expect(output?.output).toMatchObject({ isError: true, error: { code: 'outcome_unknown' } });
+    const [stored] = await agent.history.loadRuns(handle.threadId);
+    expect(JSON.stringify(stored?.items)).toContain('outcome_unknown');
+    expect(toolMessage(modelServer.requests[1]?.messages, 'call_die')).toMatch(
+      /whether the tool ran is unknown/,
+    );
+  });
+});
