@@ -105,3 +105,33 @@ describe('unknown outcomes are named (outcome_unknown)', () => {
     );
   });
 });
+
+describe('timeoutMs bounds every wait on an MCP server', () => {
+  const cases = [
+    ['the server/discover probe', { stallDiscover: true }],
+    ['initialize', { stallInitialize: true }],
+    ['the second page of tools/list', { toolPages: 3, stallToolPage: 1 }],
+  ] as const;
+  for (const [what, options] of cases) {
+    it(`a server that stalls ${what}: listTools fails with timeout after timeoutMs`, async () => {
+      const server = await faulty(options);
+      const tools = client({ url: server.url, name: 'faulty', timeoutMs: 300 });
+      const started = Date.now();
+      const failure = await failureOf(tools.listTools());
+      const elapsed = Date.now() - started;
+      expect(failure.code).toBe('timeout');
+      expect(elapsed).toBeGreaterThanOrEqual(250);
+      expect(elapsed).toBeLessThan(2_500);
+      expect(tools.getSnapshot()).toMatchObject({ status: 'error' });
+    });
+  }
+
+  it('a tool call that stalls fails with timeout after timeoutMs', async () => {
+    const server = await faulty();
+    const tools = client({ url: server.url, name: 'faulty', timeoutMs: 300 });
+    const started = Date.now();
+    const failure = await failureOf(tools.callTool('stall', {}));
+    expect(failure.code).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+});

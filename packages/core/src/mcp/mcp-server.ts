@@ -71,7 +71,16 @@ export interface McpServerOptions {
   cacheTtlMs?: number;
   /** Do not open the standalone GET stream (2025 era); the server then cannot push outside calls. */
   disableStandaloneSse?: boolean;
-  /** A call fails after this long without a result or progress, in ms. Default 60 000. */
+  /**
+   * The server's time limit, in ms. Default 60 000. It bounds every wait on the server:
+   * connecting (the `server/discover` probe and `initialize` handshake, each), every page of
+   * `tools/list`, and each tool call, which fails after this long without a result or progress
+   * (progress notifications start it again; see `maxTotalTimeoutMs` for the cap). A limit that
+   * runs out fails with a `SwitchboardError` of code `timeout`. A call that timed out may have
+   * run on the server.
+   *
+   * @throws SwitchboardError `invalid_input` (on first use) when it is not a positive number.
+   */
   timeoutMs?: number;
   /** A call fails after this long in all (time a human spends answering excluded), in ms. Default 600 000. */
   maxTotalTimeoutMs?: number;
@@ -525,7 +534,8 @@ export class McpServer {
     }
     const listing = await this.#use(
       runContext,
-      (client) => listAllTools(client, this.#where, signal),
+      (client) =>
+        listAllTools(client, this.#where, signal, this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       signal,
     );
     const listed = this.#applyFilter(listing.tools);
@@ -712,6 +722,7 @@ export class McpServer {
         : { createTransport: options.createTransport }),
       ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
       ...(this.#prior === undefined ? {} : { prior: this.#prior }),
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
       fetchMiddleware: (next) => this.#router.middleware(next),
       setupClient: (client) => this.#setupClient(client),
