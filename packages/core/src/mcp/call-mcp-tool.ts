@@ -2,8 +2,6 @@ import {
   ProtocolError,
   UrlElicitationRequiredError,
   isInputRequiredResult,
-  specTypeSchemas,
-  withInputRequired,
   type Client,
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
@@ -12,6 +10,7 @@ import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ToolOutput } from '../items.ts';
 import type { InputRequest, ToolContext, ToolInterruptResult } from '../tools/tool-types.ts';
 import { CallTimer } from './call-timer.ts';
+import { CALL_TOOL_RESULT_SCHEMA } from './call-tool-result-schema.ts';
 import { CALL_ID_META_KEY, type ElicitationRouter } from './elicitation-router.ts';
 import { mapCallToolResult, type CallToolResultLike } from './map-call-tool-result.ts';
 import type { McpConnection } from './mcp-connection.ts';
@@ -66,7 +65,6 @@ export interface McpCallScope {
 }
 
 const validator = new CfWorkerJsonSchemaValidator();
-const RESULT_SCHEMA = withInputRequired(specTypeSchemas.CallToolResult);
 /** Sign-ins one call asks for before it gives up (the server keeps refusing fresh tokens). */
 const MAX_AUTHORIZATION_ATTEMPTS = 3;
 /** The SDK's own timeout is switched off (our {@link CallTimer} keeps time); max setTimeout. */
@@ -98,7 +96,11 @@ export async function callMcpTool(
     const answers = { ...state.answers, [state.key]: toElicitResult(resume.resolution, asked) };
     const next = nextElicitation(state.inputRequests, answers);
     if (next !== undefined) {
-      return context.interrupt(next.request, { ...state, answers, key: next.key });
+      return context.interrupt(scrubRequest(scope, next.request), {
+        ...state,
+        answers,
+        key: next.key,
+      });
     }
     retry = {
       inputResponses: answers,
@@ -132,7 +134,8 @@ export async function callMcpTool(
         storedAnswer = undefined;
         return toElicitResult(resolution, request.requestedSchema);
       }
-      const asked = storedAnswer === undefined ? request : { ...request, reissued: true };
+      const shown = scrubRequest(scope, request);
+      const asked = storedAnswer === undefined ? shown : { ...shown, reissued: true };
       timer.pause();
       try {
         const resolution = await context.requestInput(asked, { kind: 'pushed', request });
@@ -159,7 +162,7 @@ export async function callMcpTool(
               ...retry,
             },
           },
-          RESULT_SCHEMA,
+          CALL_TOOL_RESULT_SCHEMA,
           {
             signal: timer.signal,
             timeout: NO_SDK_TIMEOUT,
@@ -186,7 +189,7 @@ export async function callMcpTool(
           `${scope.where} asked for input this client cannot give (only elicitation is supported).`,
         );
       }
-      return context.interrupt(next.request, {
+      return context.interrupt(scrubRequest(scope, next.request), {
         kind: 'mrtr',
         ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
         inputRequests,
@@ -194,9 +197,9 @@ export async function callMcpTool(
         key: next.key,
       } satisfies McpResumeState);
     }
-    return checkStructuredContent(
-      mapCallToolResult(result as CallToolResultLike),
-      tool.outputSchema,
+    // Server text reaches history and the model: secrets this client sent are taken out.
+    return scope.connection.scrubber.scrubDeep(
+      checkStructuredContent(mapCallToolResult(result as CallToolResultLike), tool.outputSchema),
     );
   } catch (caught) {
     if (caught instanceof SwitchboardError && caught.code === 'needs_auth') {
@@ -230,7 +233,7 @@ export async function callMcpTool(
         {
           mode: 'url',
           url: wanted.url,
-          message: wanted.message,
+          message: scope.connection.scrubber.scrub(wanted.message),
           ...(wanted.elicitationId === undefined ? {} : { elicitationId: wanted.elicitationId }),
         },
         {
@@ -243,13 +246,21 @@ export async function callMcpTool(
     if (error instanceof ProtocolError) {
       return errorOutput(
         error.code,
-        `${scope.where} returned error ${error.code}: ${error.message}`,
+        scope.connection.scrubber.scrub(
+          `${scope.where} returned error ${error.code}: ${error.message}`,
+        ),
       );
     }
     const reason: unknown = timer.signal.reason;
     if (timer.signal.aborted && reason instanceof SwitchboardError && reason.code === 'timeout')
       throw reason;
-    throw toMcpError(caught, scope.where, context.signal);
+    const failure = toMcpError(caught, scope.where, context.signal);
+    const message = scope.connection.scrubber.scrub(failure.message);
+    if (message === failure.message) throw failure;
+    throw new SwitchboardError(failure.code, message, {
+      cause: failure.cause,
+      ...(failure.details === undefined ? {} : { details: { ...failure.details } }),
+    });
   } finally {
     timer.dispose();
     untrack();
@@ -274,6 +285,13 @@ function outcomeUnknown(
       'effects: check whether it took effect first.',
     { cause, details: { tool: toolName, reason: cause.code } },
   );
+}
+
+/** `request` with secrets this client sent taken out of the server's message. */
+function scrubRequest(scope: McpCallScope, request: InputRequest): InputRequest {
+  if (request.message === undefined) return request;
+  const message = scope.connection.scrubber.scrub(request.message);
+  return message === request.message ? request : { ...request, message };
 }
 
 /** The first elicitation request not answered yet, as an {@link InputRequest}. */

@@ -135,3 +135,112 @@ describe('timeoutMs bounds every wait on an MCP server', () => {
     expect(Date.now() - started).toBeLessThan(2_500);
   });
 });
+
+describe('content the client does not know, and secrets in server text', () => {
+  it('keeps a content block of an unknown type as an opaque part, the rest intact', async () => {
+    const server = await faulty();
+    const tools = client({ url: server.url, name: 'faulty' });
+    const output = await tools.callTool('odd_content', {});
+    expect(output.isError).toBeUndefined();
+    expect(output.text.split('\n')).toEqual([
+      'before',
+      '[A "hologram" content block this client cannot show.]',
+      'after',
+    ]);
+    expect(output.parts).toEqual([
+      {
+        type: 'opaque',
+        contentType: 'hologram',
+        block: { type: 'hologram', frames: 3, data: 'AAEC' },
+      },
+    ]);
+    expect(output.structuredContent).toEqual({ ok: true });
+  });
+
+  const token = 'sekret-token-0123456789';
+  const apiKey = 'api-key-abcdefgh';
+  const perUser = 'user-token-for-ada-42';
+
+  function leaky(url: string): McpServer {
+    return client({
+      url,
+      name: 'faulty',
+      headers: (runContext) => ({
+        authorization: `Bearer ${token}`,
+        'x-api-key': apiKey,
+        'x-user-token': (runContext as { userToken: string }).userToken,
+      }),
+    });
+  }
+
+  function expectNoSecret(text: string): void {
+    for (const secret of [token, apiKey, perUser]) expect(text).not.toContain(secret);
+  }
+
+  it('scrubs configured header values from errors, error outputs and results', async () => {
+    const server = await faulty();
+    const tools = leaky(server.url);
+    const runContext = { userToken: perUser };
+
+    const rpcError = await tools.callTool('leak_error', {}, { runContext });
+    expect(rpcError.isError).toBe(true);
+    expect(rpcError.text).toContain('[redacted]');
+    expectNoSecret(JSON.stringify(rpcError));
+
+    const result = await tools.callTool('leak_result', {}, { runContext });
+    expect(result.text).toContain('[redacted]');
+    expectNoSecret(JSON.stringify(result));
+
+    const httpError = await failureOf(tools.callTool('leak_http', {}, { runContext }));
+    expect(httpError.code).toBe('http_status');
+    expect(httpError.message).toContain('[redacted]');
+    expectNoSecret(httpError.message);
+  });
+
+  it('scrubs OAuth access tokens the client sent', async () => {
+    const server = await faulty();
+    const accessToken = 'oauth-access-token-xyz-987654';
+    const tools = client({
+      url: server.url,
+      name: 'faulty',
+      authProvider: {
+        redirectUrl: 'http://127.0.0.1/callback',
+        clientMetadata: { redirect_uris: ['http://127.0.0.1/callback'] },
+        clientInformation: () => ({ client_id: 'client' }),
+        tokens: () => ({ access_token: accessToken, token_type: 'Bearer' }),
+        saveTokens: () => undefined,
+        redirectToAuthorization: () => undefined,
+        saveCodeVerifier: () => undefined,
+        codeVerifier: () => 'verifier',
+      },
+    });
+    const output = await tools.callTool('leak_result', {});
+    expect(output.text).toContain('[redacted]');
+    expect(output.text).not.toContain(accessToken);
+  });
+
+  it('no secret reaches chunks, history or the model in an agent run', async () => {
+    const server = await faulty();
+    const { server: modelServer, model } = await scripted([
+      {
+        toolCalls: [
+          { id: 'call_error', name: 'leak_error', arguments: {} },
+          { id: 'call_result', name: 'leak_result', arguments: {} },
+          { id: 'call_http', name: 'leak_http', arguments: {} },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const agent = new Agent({ name: 'faults', model, mcpServers: [leaky(server.url)] });
+    const handle = agent.execute({ messages: 'go', runContext: { userToken: perUser } });
+    const { chunks, result } = await finish(handle);
+
+    expect(result.status).toBe('completed');
+    expect(ofType(chunks, 'tool.result')).toHaveLength(3);
+    expectNoSecret(JSON.stringify(chunks));
+    expectNoSecret(JSON.stringify(result));
+    expectNoSecret(JSON.stringify(await agent.history.loadRuns(handle.threadId)));
+    expectNoSecret(JSON.stringify(modelServer.requests.map((request) => request.body)));
+    expect(toolMessage(modelServer.requests[1]?.messages, 'call_http')).toContain('[redacted]');
+  });
+});

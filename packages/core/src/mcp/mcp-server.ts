@@ -598,7 +598,8 @@ export class McpServer {
       name: safeName,
       originalName: listed.name,
       server: this.name,
-      description: listed.description ?? listed.title ?? '',
+      // Server text the model reads: secrets this client sent are taken out.
+      description: this.#scrub(listed.description ?? listed.title ?? ''),
       inputSchema: listed.inputSchema as Record<string, unknown>,
       execute: async (args, context): Promise<ToolOutput | ToolInterruptResult> =>
         await callMcpTool(
@@ -615,6 +616,10 @@ export class McpServer {
     if (matches(this.#options.deferredTools, listed.name)) tool.deferred = true;
     if (matches(this.#options.approvalRequiredTools, listed.name)) tool.needsApproval = true;
     return tool;
+  }
+
+  #scrub(text: string): string {
+    return this.#connection === undefined ? text : this.#connection.scrubber.scrub(text);
   }
 
   #callScope(authorizationInterrupts: boolean): McpCallScope {
