@@ -41,3 +41,20 @@ describe('whenAborted', () => {
     await expect(waiting.promise).resolves.toBeUndefined();
   });
 });
+
+describe('linkSignals with many links in flight', () => {
+  it('puts one listener on a shared parent, however many links are live', () => {
+    const parent = new AbortController();
+    const links = Array.from({ length: 500 }, () => linkSignals(parent.signal));
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    for (const link of links.slice(0, 499)) link.dispose();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    links[499]?.dispose();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+
+    const live = Array.from({ length: 20 }, () => linkSignals(parent.signal));
+    parent.abort('stop');
+    expect(live.every((link) => link.signal.aborted && link.signal.reason === 'stop')).toBe(true);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+  });
+});

@@ -12,27 +12,67 @@ export interface LinkedSignal {
   dispose(): void;
 }
 
+/** The children of one parent signal, and the one listener on the parent that serves them. */
+interface Fanout {
+  readonly children: Set<(reason: unknown) => void>;
+  readonly dispatch: () => void;
+}
+
+/** One {@link Fanout} per parent signal with live children. */
+const fanouts = new WeakMap<AbortSignal, Fanout>();
+
+/**
+ * Calls `onAbort` with the reason when `parent` aborts. However many operations subscribe at
+ * once, `parent` carries a single `abort` listener, removed when the last one unsubscribes: a
+ * signal shared by hundreds of calls in flight stays under Node's MaxListeners warning.
+ */
+function subscribe(parent: AbortSignal, onAbort: (reason: unknown) => void): () => void {
+  let fanout = fanouts.get(parent);
+  if (fanout === undefined) {
+    const children = new Set<(reason: unknown) => void>();
+    const dispatch = (): void => {
+      fanouts.delete(parent);
+      for (const child of [...children]) child(parent.reason);
+      children.clear();
+    };
+    fanout = { children, dispatch };
+    fanouts.set(parent, fanout);
+    parent.addEventListener('abort', dispatch, { once: true });
+  }
+  const { children, dispatch } = fanout;
+  children.add(onAbort);
+  return () => {
+    if (!children.delete(onAbort) || children.size > 0) return;
+    if (fanouts.get(parent) === fanout) fanouts.delete(parent);
+    parent.removeEventListener('abort', dispatch);
+  };
+}
+
 /**
  * Links a new signal to `parents` (`undefined` entries are skipped). When a parent has already
- * aborted, the new signal is aborted at once with its reason. The listeners added to the parents
- * are removed on {@link LinkedSignal.dispose}, on {@link LinkedSignal.abort}, and when a parent
- * aborts, so nothing is left behind whichever way the operation ends.
+ * aborted, the new signal is aborted at once with its reason. A parent carries at most one
+ * listener for all the links made to it that are still live; a link is released on
+ * {@link LinkedSignal.dispose}, on {@link LinkedSignal.abort}, and when a parent aborts, so
+ * nothing is left behind whichever way the operation ends.
  */
 export function linkSignals(...parents: readonly (AbortSignal | undefined)[]): LinkedSignal {
   const controller = new AbortController();
   const linked = parents.filter((parent): parent is AbortSignal => parent !== undefined);
-  const unlink = (): void => {
-    for (const parent of linked) parent.removeEventListener('abort', onParentAbort);
-  };
-  function onParentAbort(this: AbortSignal): void {
-    unlink();
-    controller.abort(this.reason);
-  }
   const already = linked.find((parent) => parent.aborted);
+  let unsubscribers: (() => void)[] = [];
+  const unlink = (): void => {
+    for (const unsubscribe of unsubscribers) unsubscribe();
+    unsubscribers = [];
+  };
   if (already !== undefined) {
     controller.abort(already.reason);
   } else {
-    for (const parent of linked) parent.addEventListener('abort', onParentAbort, { once: true });
+    unsubscribers = linked.map((parent) =>
+      subscribe(parent, (reason) => {
+        unlink();
+        controller.abort(reason);
+      }),
+    );
   }
   return {
     signal: controller.signal,
