@@ -172,7 +172,9 @@ export async function callMcpTool(
               context.reportProgress({
                 progress: progress.progress,
                 ...(progress.total === undefined ? {} : { total: progress.total }),
-                ...(progress.message === undefined ? {} : { message: progress.message }),
+                ...(progress.message === undefined
+                  ? {}
+                  : { message: scope.connection.scrubber.scrub(progress.message) }),
               });
             },
           },

@@ -227,6 +227,7 @@ describe('content the client does not know, and secrets in server text', () => {
           { id: 'call_error', name: 'leak_error', arguments: {} },
           { id: 'call_result', name: 'leak_result', arguments: {} },
           { id: 'call_http', name: 'leak_http', arguments: {} },
+          { id: 'call_progress', name: 'leak_progress', arguments: {} },
         ],
       },
       { text: 'done' },
@@ -236,7 +237,9 @@ describe('content the client does not know, and secrets in server text', () => {
     const { chunks, result } = await finish(handle);
 
     expect(result.status).toBe('completed');
-    expect(ofType(chunks, 'tool.result')).toHaveLength(3);
+    expect(ofType(chunks, 'tool.result')).toHaveLength(4);
+    const [progress] = ofType(chunks, 'tool.progress');
+    expect(progress?.message).toContain('[redacted]');
     expectNoSecret(JSON.stringify(chunks));
     expectNoSecret(JSON.stringify(result));
     expectNoSecret(JSON.stringify(await agent.history.loadRuns(handle.threadId)));
