@@ -117,6 +117,15 @@ export function resolveModelTimeouts(timeouts: ModelTimeouts): Required<ModelTim
   };
 }
 
+/**
+ * The per-attempt `timeout` to hand the provider SDK: a whole number of ms a little past
+ * `requestTimeoutMs`, so that the SDK's own timer (which it follows with a retry) never fires
+ * before the clock's, which aborts the request for good.
+ */
+export function sdkTimeoutMs(timeouts: ModelTimeouts): number {
+  return Math.ceil(resolveModelTimeouts(timeouts).requestTimeoutMs) + 1_000;
+}
+
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (!(value > 0) || !Number.isFinite(value)) {

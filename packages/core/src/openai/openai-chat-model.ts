@@ -4,6 +4,7 @@ import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
 import {
   ModelRequestClock,
   resolveModelTimeouts,
+  sdkTimeoutMs,
   type ModelTimeouts,
 } from '../model/model-request-clock.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
@@ -101,7 +102,7 @@ async function* streamChat(
         stream: true,
         stream_options: { include_usage: true },
       },
-      { signal: clock.signal, timeout: resolveModelTimeouts(options).requestTimeoutMs },
+      { signal: clock.signal, timeout: sdkTimeoutMs(options) },
     );
     streamOpened = true;
     clock.touch();

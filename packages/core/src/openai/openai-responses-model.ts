@@ -6,6 +6,7 @@ import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
 import {
   ModelRequestClock,
   resolveModelTimeouts,
+  sdkTimeoutMs,
   type ModelTimeouts,
 } from '../model/model-request-clock.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
@@ -120,7 +121,7 @@ async function* streamResponses(
             }),
         stream: true,
       },
-      { signal: clock.signal, timeout: resolveModelTimeouts(options).requestTimeoutMs },
+      { signal: clock.signal, timeout: sdkTimeoutMs(options) },
     );
     streamOpened = true;
     clock.touch();
