@@ -68,6 +68,15 @@ describe('unknown outcomes are named (outcome_unknown)', () => {
     expect(server.calls).toEqual(['die']);
   });
 
+  it('legacy HTTP+SSE: the stream carrying the answers ends after the call arrived: outcome_unknown', async () => {
+    const server = await faulty();
+    const tools = client({ url: server.sseUrl, name: 'faulty', transport: 'sse' });
+    expect(await tools.callTool('echo', { n: 1 })).toEqual({ text: 'echo: {"n":1}' });
+    const died = await failureOf(tools.callTool('die', {}));
+    expect(server.calls).toEqual(['echo', 'die']);
+    expect(died.code).toBe('outcome_unknown');
+  });
+
   it('an event stream cut after the request went out: outcome_unknown', async () => {
     const server = await faulty();
     const tools = client({ url: server.url, name: 'faulty' });
