@@ -155,6 +155,31 @@ describe('abort listeners', () => {
     expect(maxListenerWarnings()).toEqual([]);
   });
 
+  it('runs sharing one caller signal put one listener on it in all, none once they end', async () => {
+    const shared = new AbortController();
+    const seen: number[] = [];
+    const model: Model = {
+      provider: 'test',
+      modelId: 'count',
+      async *stream() {
+        seen.push(abortListeners(shared.signal));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        yield { type: 'text.delta', delta: 'ok' };
+        yield { type: 'done' };
+      },
+    };
+    const agent = new Agent({ name: 'many', model });
+    const handles = Array.from({ length: 200 }, () =>
+      agent.execute({ messages: 'hi', signal: shared.signal }),
+    );
+    const results = await Promise.all(handles.map((handle) => handle.result()));
+
+    expect(results.every((result) => result.status === 'completed')).toBe(true);
+    expect(Math.max(...seen)).toBe(1);
+    expect(abortListeners(shared.signal)).toBe(0);
+    expect(maxListenerWarnings()).toEqual([]);
+  });
+
   it('10,000 MCP calls sharing one signal leave no listener on it', async () => {
     const server = await faulty();
     const tools = client(server.url);

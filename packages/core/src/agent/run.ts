@@ -6,7 +6,7 @@ import type {
   RunState,
   RunStatus,
 } from '../history/history-store.ts';
-import { whenAborted } from '../internal/linked-signal.ts';
+import { linkSignals, whenAborted } from '../internal/linked-signal.ts';
 import { ReplayChannel } from '../internal/replay-channel.ts';
 import {
   addUsage,
@@ -60,14 +60,12 @@ export function startRun(setup: RunSetup): RunHandle {
     runId: setup.resolutions === undefined ? crypto.randomUUID() : '',
   };
   const channel = new ReplayChannel<Chunk>();
-  const controller = new AbortController();
-  const onOuterAbort = () => controller.abort(setup.signal?.reason);
-  if (setup.signal?.aborted) controller.abort(setup.signal.reason);
-  else setup.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  // Runs sharing one caller signal add one listener to it in all, removed with the last run.
+  const link = linkSignals(setup.signal);
 
-  const run = new Run(setup, identity, channel, controller.signal);
+  const run = new Run(setup, identity, channel, link.signal);
   const resultPromise = run.execute().finally(() => {
-    setup.signal?.removeEventListener('abort', onOuterAbort);
+    link.dispose();
     channel.close();
   });
 
@@ -78,7 +76,7 @@ export function startRun(setup: RunSetup): RunHandle {
     threadId: setup.threadId,
     chunks: channel,
     result: () => resultPromise,
-    stop: () => controller.abort(new SwitchboardError('aborted', 'The run was stopped.')),
+    stop: () => link.abort(new SwitchboardError('aborted', 'The run was stopped.')),
   };
 }
 
