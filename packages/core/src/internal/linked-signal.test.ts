@@ -6,10 +6,10 @@ describe('linkSignals', () => {
   it('aborts with the parent reason and leaves no listener behind, however it ends', () => {
     const parent = new AbortController();
     const other = new AbortController();
-    for (let index = 0; index < 10_000; index++) {
+    for (let index = 0; index < 1_000; index++) {
       const link = linkSignals(parent.signal, undefined, other.signal);
       if (index % 2 === 0) link.dispose();
-      else link.abort(new Error('own'));
+      else link.abort('own');
     }
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
     expect(getEventListeners(other.signal, 'abort')).toHaveLength(0);
