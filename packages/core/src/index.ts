@@ -85,6 +85,11 @@ export {
 } from './mcp/indexeddb-schema-cache.ts';
 export { schemaCacheKey, type SchemaCacheKeyInput } from './mcp/schema-cache-key.ts';
 export type { Model, ModelEvent, ModelRequest, ModelToolDefinition } from './model/model.ts';
+export {
+  DEFAULT_MODEL_IDLE_TIMEOUT_MS,
+  DEFAULT_MODEL_REQUEST_TIMEOUT_MS,
+  type ModelTimeouts,
+} from './model/model-request-clock.ts';
 export { tool, type ToolOptions } from './tools/tool.ts';
 export {
   isDeclaredDestructive,

@@ -26,7 +26,13 @@ export type ToolResultPart =
   | { type: 'image'; data: string; mimeType: string }
   | { type: 'audio'; data: string; mimeType: string }
   | { type: 'resource'; resource: Record<string, unknown> }
-  | { type: 'resource_link'; uri: string; name?: string; mimeType?: string; description?: string };
+  | { type: 'resource_link'; uri: string; name?: string; mimeType?: string; description?: string }
+  /**
+   * A content block of a type this client does not know (from a newer server, or an extension):
+   * kept as the server sent it, never dropped and never a reason to reject the result.
+   * `contentType` is the block's own `type`.
+   */
+  | { type: 'opaque'; contentType: string; block: Record<string, unknown> };
 
 /** What a tool produced, as stored in history and shown to the model. */
 export interface ToolOutput {

@@ -6,6 +6,7 @@ import type {
   RunState,
   RunStatus,
 } from '../history/history-store.ts';
+import { linkSignals, whenAborted } from '../internal/linked-signal.ts';
 import { ReplayChannel } from '../internal/replay-channel.ts';
 import {
   addUsage,
@@ -59,14 +60,12 @@ export function startRun(setup: RunSetup): RunHandle {
     runId: setup.resolutions === undefined ? crypto.randomUUID() : '',
   };
   const channel = new ReplayChannel<Chunk>();
-  const controller = new AbortController();
-  const onOuterAbort = () => controller.abort(setup.signal?.reason);
-  if (setup.signal?.aborted) controller.abort(setup.signal.reason);
-  else setup.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  // Runs sharing one caller signal add one listener to it in all, removed with the last run.
+  const link = linkSignals(setup.signal);
 
-  const run = new Run(setup, identity, channel, controller.signal);
+  const run = new Run(setup, identity, channel, link.signal);
   const resultPromise = run.execute().finally(() => {
-    setup.signal?.removeEventListener('abort', onOuterAbort);
+    link.dispose();
     channel.close();
   });
 
@@ -77,7 +76,7 @@ export function startRun(setup: RunSetup): RunHandle {
     threadId: setup.threadId,
     chunks: channel,
     result: () => resultPromise,
-    stop: () => controller.abort(new SwitchboardError('aborted', 'The run was stopped.')),
+    stop: () => link.abort(new SwitchboardError('aborted', 'The run was stopped.')),
   };
 }
 
@@ -334,7 +333,8 @@ class Run {
         await this.#save('running');
         tasks = await Promise.all(calls.map((call) => this.#startCall(call)));
       }
-      await Promise.race([whenQuiet(tasks), abortion(this.#signal)]);
+      const stopping = whenAborted(this.#signal);
+      await Promise.race([whenQuiet(tasks), stopping.promise]).finally(stopping.dispose);
       const settled: FunctionCallOutputItem[] = [];
       const waiting: PendingCall[] = [];
       const stopped = this.#signal.aborted;
@@ -716,13 +716,6 @@ function unfinishedCallOutput(callId: string, status: RunOutcome): FunctionCallO
     callId,
     output: { text: message, isError: true, error: { code: status, message } },
   };
-}
-
-function abortion(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }
 
 function throwIfAborted(signal: AbortSignal): void {

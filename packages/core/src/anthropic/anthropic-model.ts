@@ -6,12 +6,18 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { Usage } from '../items.ts';
 import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
+import {
+  ModelRequestClock,
+  resolveModelTimeouts,
+  sdkTimeoutMs,
+  type ModelTimeouts,
+} from '../model/model-request-clock.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
 import type { ProviderFailure } from '../model/to-model-error.ts';
 import { toAnthropicMessages } from './to-anthropic-messages.ts';
 
 /** Options of {@link anthropicModel}. */
-export interface AnthropicModelOptions {
+export interface AnthropicModelOptions extends ModelTimeouts {
   /** Model name, e.g. `claude-sonnet-4-5`. */
   model: string;
   /** API key. Default: the SDK's own lookup (`ANTHROPIC_API_KEY` where an environment exists). */
@@ -49,7 +55,11 @@ export interface AnthropicModelOptions {
  * Failures throw a `SwitchboardError`: `aborted` when the signal aborts; `model_error` with
  * `details.status` for HTTP errors (401 bad key, 429 after the SDK's retries, 5xx, 529
  * overloaded); `model_error` for an `error` event mid-stream and when the stream ends before
- * `message_stop` (a cut connection is never a partial success).
+ * `message_stop` (a cut connection is never a partial success); `timeout` when the server goes
+ * quiet for `idleTimeoutMs` (before the headers or between events; Anthropic's `ping` events
+ * count as signs of life) or the call outlasts `requestTimeoutMs`.
+ *
+ * @throws SwitchboardError `invalid_input` when a timeout option is not a positive number.
  *
  * The client is created with `dangerouslyAllowBrowser: true` because Switchboard runs agents in
  * the page: the SDK then sends the `anthropic-dangerous-direct-browser-access` header that lets
@@ -57,6 +67,7 @@ export interface AnthropicModelOptions {
  * use the user's own key, or a `baseURL` proxy that adds the key server-side.
  */
 export function anthropicModel(options: AnthropicModelOptions): Model {
+  resolveModelTimeouts(options);
   const client =
     options.client ??
     new Anthropic({
@@ -88,6 +99,7 @@ async function* streamMessages(
   const counters: UsageCounters = {};
   let finished = false;
   let streamOpened = false;
+  const clock = new ModelRequestClock(signal, options);
   try {
     const { system, messages } = toAnthropicMessages(request.instructions, request.items);
     const stream = await client.messages.create(
@@ -108,10 +120,12 @@ async function* streamMessages(
             }),
         stream: true,
       },
-      { signal },
+      { signal: clock.signal, timeout: sdkTimeoutMs(options) },
     );
     streamOpened = true;
+    clock.touch();
     for await (const event of stream as AsyncIterable<RawMessageStreamEvent>) {
+      clock.touch();
       switch (event.type) {
         case 'message_start':
           recordUsage(counters, event.message.usage);
@@ -146,9 +160,12 @@ async function* streamMessages(
       }
     }
   } catch (error) {
-    throw toModelError(error, signal, anthropicFailure(error, streamOpened));
+    throw clock.expired ?? toModelError(error, signal, anthropicFailure(error, streamOpened));
+  } finally {
+    clock.dispose();
   }
   // The SDK ends the iteration quietly when its request is aborted.
+  if (clock.expired !== undefined) throw clock.expired;
   if (signal.aborted) throw toModelError(signal.reason, signal, anthropicFailure(undefined, true));
   if (!finished) throw incompleteStreamError();
   for (const [, call] of [...calls].sort(([a], [b]) => a - b)) {

@@ -2,8 +2,6 @@ import {
   ProtocolError,
   UrlElicitationRequiredError,
   isInputRequiredResult,
-  specTypeSchemas,
-  withInputRequired,
   type Client,
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
@@ -12,6 +10,7 @@ import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ToolOutput } from '../items.ts';
 import type { InputRequest, ToolContext, ToolInterruptResult } from '../tools/tool-types.ts';
 import { CallTimer } from './call-timer.ts';
+import { CALL_TOOL_RESULT_SCHEMA } from './call-tool-result-schema.ts';
 import { CALL_ID_META_KEY, type ElicitationRouter } from './elicitation-router.ts';
 import { mapCallToolResult, type CallToolResultLike } from './map-call-tool-result.ts';
 import type { McpConnection } from './mcp-connection.ts';
@@ -66,7 +65,6 @@ export interface McpCallScope {
 }
 
 const validator = new CfWorkerJsonSchemaValidator();
-const RESULT_SCHEMA = withInputRequired(specTypeSchemas.CallToolResult);
 /** Sign-ins one call asks for before it gives up (the server keeps refusing fresh tokens). */
 const MAX_AUTHORIZATION_ATTEMPTS = 3;
 /** The SDK's own timeout is switched off (our {@link CallTimer} keeps time); max setTimeout. */
@@ -100,7 +98,11 @@ export async function callMcpTool(
     const answers = { ...state.answers, [state.key]: toElicitResult(resume.resolution, asked) };
     const next = nextElicitation(state.inputRequests, answers);
     if (next !== undefined) {
-      return context.interrupt(next.request, { ...state, answers, key: next.key });
+      return context.interrupt(scrubRequest(scope, next.request), {
+        ...state,
+        answers,
+        key: next.key,
+      });
     }
     retry = {
       inputResponses: answers,
@@ -136,7 +138,8 @@ export async function callMcpTool(
         storedAnswer = undefined;
         return toElicitResult(resolution, request.requestedSchema);
       }
-      const asked = storedAnswer === undefined ? request : { ...request, reissued: true };
+      const shown = scrubRequest(scope, request);
+      const asked = storedAnswer === undefined ? shown : { ...shown, reissued: true };
       timer.pause();
       try {
         const resolution = await context.requestInput(asked, { kind: 'pushed', request });
@@ -146,6 +149,8 @@ export async function callMcpTool(
       }
     },
   });
+  /** Set once the `tools/call` request is handed to the client: from then on it may arrive. */
+  let dispatched = false;
   try {
     const result = await scope.connection.use(
       context.runContext,
@@ -153,6 +158,7 @@ export async function callMcpTool(
         // Server requests on this session's shared stream (legacy SSE) are this call's: the
         // session carries no other call while this one runs (`exclusive` below).
         const detach = scope.router.attach(client, callKey);
+        dispatched = true;
         try {
           return await client.request(
             {
@@ -164,7 +170,7 @@ export async function callMcpTool(
                 ...retry,
               },
             },
-            RESULT_SCHEMA,
+            CALL_TOOL_RESULT_SCHEMA,
             {
               signal: timer.signal,
               timeout: NO_SDK_TIMEOUT,
@@ -174,7 +180,9 @@ export async function callMcpTool(
                 context.reportProgress({
                   progress: progress.progress,
                   ...(progress.total === undefined ? {} : { total: progress.total }),
-                  ...(progress.message === undefined ? {} : { message: progress.message }),
+                  ...(progress.message === undefined
+                    ? {}
+                    : { message: scope.connection.scrubber.scrub(progress.message) }),
                 });
               },
             },
@@ -194,7 +202,7 @@ export async function callMcpTool(
           `${scope.where} asked for input this client cannot give (only elicitation is supported).`,
         );
       }
-      return context.interrupt(next.request, {
+      return context.interrupt(scrubRequest(scope, next.request), {
         kind: 'mrtr',
         ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
         inputRequests,
@@ -202,9 +210,9 @@ export async function callMcpTool(
         key: next.key,
       } satisfies McpResumeState);
     }
-    return checkStructuredContent(
-      mapCallToolResult(result as CallToolResultLike),
-      tool.outputSchema,
+    // Server text reaches history and the model: secrets this client sent are taken out.
+    return scope.connection.scrubber.scrubDeep(
+      checkStructuredContent(mapCallToolResult(result as CallToolResultLike), tool.outputSchema),
     );
   } catch (caught) {
     if (caught instanceof SwitchboardError && caught.code === 'needs_auth') {
@@ -219,6 +227,9 @@ export async function callMcpTool(
         );
       }
       throw caught;
+    }
+    if (dispatched && caught instanceof SwitchboardError && caught.code === 'connection_lost') {
+      throw outcomeUnknown(scope.where, tool.name, caught);
     }
     // The connection classifies failures; the server's own error is kept as the cause.
     const error: unknown =
@@ -235,7 +246,7 @@ export async function callMcpTool(
         {
           mode: 'url',
           url: wanted.url,
-          message: wanted.message,
+          message: scope.connection.scrubber.scrub(wanted.message),
           ...(wanted.elicitationId === undefined ? {} : { elicitationId: wanted.elicitationId }),
         },
         {
@@ -248,17 +259,51 @@ export async function callMcpTool(
     if (error instanceof ProtocolError) {
       return errorOutput(
         error.code,
-        `${scope.where} returned error ${error.code}: ${error.message}`,
+        scope.connection.scrubber.scrub(
+          `${scope.where} returned error ${error.code}: ${error.message}`,
+        ),
       );
     }
     const reason: unknown = timer.signal.reason;
     if (timer.signal.aborted && reason instanceof SwitchboardError && reason.code === 'timeout')
       throw reason;
-    throw toMcpError(caught, scope.where, context.signal);
+    const failure = toMcpError(caught, scope.where, context.signal);
+    const message = scope.connection.scrubber.scrub(failure.message);
+    if (message === failure.message) throw failure;
+    throw new SwitchboardError(failure.code, message, {
+      cause: failure.cause,
+      ...(failure.details === undefined ? {} : { details: { ...failure.details } }),
+    });
   } finally {
     timer.dispose();
     scope.activeCalls.delete(callKey);
   }
+}
+
+/**
+ * The `outcome_unknown` error of a call whose request went out and whose answer was lost: the
+ * server may have run the tool, so the message tells the model (and the user) not to repeat a
+ * side effect blindly.
+ */
+function outcomeUnknown(
+  where: string,
+  toolName: string,
+  cause: SwitchboardError,
+): SwitchboardError {
+  return new SwitchboardError(
+    'outcome_unknown',
+    `The call to ${toolName} was sent to ${where}, but the connection broke before its answer ` +
+      'arrived, so whether the tool ran is unknown. Do not repeat it blindly if it has side ' +
+      'effects: check whether it took effect first.',
+    { cause, details: { tool: toolName, reason: cause.code } },
+  );
+}
+
+/** `request` with secrets this client sent taken out of the server's message. */
+function scrubRequest(scope: McpCallScope, request: InputRequest): InputRequest {
+  if (request.message === undefined) return request;
+  const message = scope.connection.scrubber.scrub(request.message);
+  return message === request.message ? request : { ...request, message };
 }
 
 /** The first elicitation request not answered yet, as an {@link InputRequest}. */

@@ -1,4 +1,5 @@
 import { SwitchboardError } from '../errors/switchboard-error.ts';
+import { linkSignals, type LinkedSignal } from '../internal/linked-signal.ts';
 
 /**
  * The clock of one MCP tool call: an idle timeout that progress resets and an absolute cap,
@@ -7,7 +8,7 @@ import { SwitchboardError } from '../errors/switchboard-error.ts';
  */
 export class CallTimer {
   readonly signal: AbortSignal;
-  readonly #controller = new AbortController();
+  readonly #link: LinkedSignal;
   readonly #idleMs: number;
   #totalLeftMs: number;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -18,19 +19,15 @@ export class CallTimer {
   /**
    * @param idleMs - time without a result or progress before the call fails.
    * @param totalMs - cap on the call's whole running time (human time excluded).
-   * @param outer - the run's signal; aborting it aborts the call.
+   * @param outer - the run's signal; aborting it aborts the call. The listener this adds to it
+   *   is removed by {@link dispose} (or when either signal aborts).
    */
   constructor(idleMs: number, totalMs: number, outer: AbortSignal) {
     this.#idleMs = idleMs;
     this.#totalLeftMs = totalMs;
-    const onAbort = () => this.#controller.abort(outer.reason);
-    if (outer.aborted) onAbort();
-    else outer.addEventListener('abort', onAbort, { once: true });
-    this.signal = this.#controller.signal;
-    this.signal.addEventListener('abort', () => {
-      outer.removeEventListener('abort', onAbort);
-      this.#clear();
-    });
+    this.#link = linkSignals(outer);
+    this.signal = this.#link.signal;
+    this.signal.addEventListener('abort', () => this.#clear(), { once: true });
     this.#start();
   }
 
@@ -54,12 +51,14 @@ export class CallTimer {
     this.#start();
   }
 
-  /** Stops the clocks for good (the call settled). */
+  /** Stops the clocks for good (the call settled) and unlinks from the outer signal. */
   dispose(): void {
     this.#clear();
+    this.#link.dispose();
   }
 
   #start(): void {
+    if (this.signal.aborted) return;
     this.#runningSince = Date.now();
     this.#idleTimer = setTimeout(() => this.#expire('idle'), this.#idleMs);
     this.#totalTimer = setTimeout(() => this.#expire('total'), Math.max(0, this.#totalLeftMs));
@@ -70,7 +69,7 @@ export class CallTimer {
       which === 'idle'
         ? `The tool call got no result or progress for ${this.#idleMs} ms.`
         : 'The tool call ran longer than its total time limit.';
-    this.#controller.abort(new SwitchboardError('timeout', message, { details: { which } }));
+    this.#link.abort(new SwitchboardError('timeout', message, { details: { which } }));
   }
 
   #clear(): void {

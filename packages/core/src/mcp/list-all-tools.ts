@@ -14,12 +14,14 @@ export interface ToolListing {
 /**
  * Lists every tool, following `nextCursor` page by page (spec: Pagination). A cursor seen twice
  * or more than {@link MAX_TOOL_PAGES} pages stop with an `invalid_response` error instead of
- * looping forever.
+ * looping forever. Each page's request is bounded by `timeoutMs` (the SDK's request timeout,
+ * which fails it with a `RequestTimeout` error, classified as `timeout`).
  */
 export async function listAllTools(
   client: Client,
   where: string,
   signal: AbortSignal | undefined,
+  timeoutMs?: number,
 ): Promise<ToolListing> {
   const tools: McpTool[] = [];
   const seen = new Set<string>();
@@ -28,6 +30,7 @@ export async function listAllTools(
   for (let page = 0; page < MAX_TOOL_PAGES; page++) {
     const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
       ...(signal === undefined ? {} : { signal }),
+      ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
       cacheMode: 'bypass',
     });
     tools.push(...result.tools);

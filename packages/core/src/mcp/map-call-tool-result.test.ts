@@ -89,12 +89,14 @@ describe('mapCallToolResult', () => {
     });
   });
 
-  it('keeps an unknown block type visible as text', () => {
+  it('keeps an unknown block type as an opaque part, named in the text', () => {
     const output = mapCallToolResult({
       content: [{ type: 'hologram', frames: 3 }],
     });
     expect(output.text).toContain('hologram');
-    expect(output.parts).toBeUndefined();
+    expect(output.parts).toEqual([
+      { type: 'opaque', contentType: 'hologram', block: { type: 'hologram', frames: 3 } },
+    ]);
   });
 
   it('maps an empty result to empty text', () => {

@@ -10,7 +10,8 @@ export interface CallToolResultLike {
 /**
  * Maps an MCP `CallToolResult` to a {@link ToolOutput} (DESIGN.md §6): all text blocks joined
  * with a newline; image, audio, `resource` and `resource_link` blocks kept as parts, never
- * dropped; `structuredContent` kept (and, when there is no text, serialised as the text so the
+ * dropped; a block of any other type kept as an `opaque` part (with a one-line note in the
+ * text); `structuredContent` kept (and, when there is no text, serialised as the text so the
  * model sees it); `isError: true` becomes an error output.
  */
 export function mapCallToolResult(result: CallToolResultLike): ToolOutput {
@@ -43,9 +44,13 @@ export function mapCallToolResult(result: CallToolResultLike): ToolOutput {
         parts.push(link);
         break;
       }
-      default:
-        // An unknown block type from a newer server: keep it visible as text rather than lose it.
-        texts.push(JSON.stringify(block));
+      default: {
+        // An unknown block type from a newer server: kept whole as an opaque part, and named in
+        // the text so the model knows something came back that it cannot read.
+        const contentType = typeof block.type === 'string' ? block.type : 'unknown';
+        parts.push({ type: 'opaque', contentType, block: { ...block } });
+        texts.push(`[A "${contentType.slice(0, 64)}" content block this client cannot show.]`);
+      }
     }
   }
   let text = texts.join('\n');

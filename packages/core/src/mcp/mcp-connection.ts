@@ -8,6 +8,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
+import { SecretScrubber } from '../internal/secret-scrubber.ts';
 import { headerSetKey } from './connection/header-set-key.ts';
 import { McpSession, type SessionTransportKind } from './connection/mcp-session.ts';
 import { SessionPool, type SessionLease } from './connection/session-pool.ts';
@@ -206,6 +207,12 @@ type RetryReason = 'session-expired' | 'stale-prior';
  * code per failure class (see `toMcpError`), with CORS hints when running in a browser.
  */
 export class McpConnection {
+  /**
+   * The secret values this connection sent (caller headers, OAuth `Authorization`), recorded as
+   * each request goes out: scrubs them from server text (errors here; results and messages in
+   * the layers above).
+   */
+  readonly scrubber = new SecretScrubber();
   readonly #options: McpConnectionOptions;
   readonly #where: string;
   readonly #timeoutMs: number;
@@ -253,11 +260,13 @@ export class McpConnection {
       );
     }
     const provider = options.authProvider;
+    const fetchMiddleware = recordSecrets(this.scrubber, options.fetchMiddleware);
     this.#options =
       provider === undefined
-        ? options
+        ? { ...options, fetchMiddleware }
         : {
             ...options,
+            fetchMiddleware,
             authProvider: this.#recordRedirects(provider),
             ...coordinatedAuthFetch(provider, options),
           };
@@ -738,9 +747,9 @@ export class McpConnection {
     handshake: HandshakeRecord | undefined,
     signal: AbortSignal | undefined,
   ): SwitchboardError {
-    const classified = toMcpError(error, this.#where, signal, {
-      headerNames: this.#headerNames(),
-    });
+    const classified = this.#scrubbed(
+      toMcpError(error, this.#where, signal, { headerNames: this.#headerNames() }),
+    );
     if (
       classified.code === 'needs_auth' &&
       this.#authorizationUrl !== undefined &&
@@ -822,6 +831,18 @@ export class McpConnection {
     });
   }
 
+  /** `error` with every secret this connection sent removed from its message. */
+  #scrubbed(error: SwitchboardError): SwitchboardError {
+    const message = this.scrubber.scrub(error.message);
+    if (message === error.message) return error;
+    return new SwitchboardError(error.code, message, {
+      cause: error.cause,
+      ...(error.details === undefined
+        ? {}
+        : { details: this.scrubber.scrubDeep({ ...error.details }) }),
+    });
+  }
+
   /** Names of static headers (for the CORS hint). A headers function's names are not known. */
   #headerNames(): string[] {
     const source = this.#options.headers;
@@ -876,6 +897,43 @@ export class McpConnection {
     if (!changed) return;
     for (const listener of [...this.#listeners]) listener();
   }
+}
+
+/** Request headers that carry protocol facts, never credentials: not recorded as secrets. */
+const PROTOCOL_HEADERS = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'cache-control',
+  'connection',
+  'content-length',
+  'content-type',
+  'host',
+  'last-event-id',
+  'mcp-method',
+  'mcp-name',
+  'mcp-protocol-version',
+  'user-agent',
+]);
+
+/**
+ * The fetch middleware chain with a recorder nearest the network: every header value a request
+ * to the server carries (the caller's headers, the SDK's OAuth `Authorization`, the session id),
+ * except protocol headers, goes into `scrubber`.
+ */
+function recordSecrets(
+  scrubber: SecretScrubber,
+  middleware: McpConnectionOptions['fetchMiddleware'],
+): (next: typeof fetch, client: Client) => typeof fetch {
+  return (next, client) => {
+    const recording: typeof fetch = (input, init) => {
+      new Headers(init?.headers).forEach((value, name) => {
+        if (!PROTOCOL_HEADERS.has(name)) scrubber.add(value);
+      });
+      return next(input, init);
+    };
+    return middleware === undefined ? recording : middleware(recording, client);
+  };
 }
 
 /** A connect failure that means the cached era verdict no longer fits the server. */

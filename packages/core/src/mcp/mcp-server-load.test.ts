@@ -67,7 +67,7 @@ async function callAtOnce(server: McpServer, load: LoadServer, users: number, ro
     for (const outcome of settled) {
       if (outcome.status !== 'fulfilled') continue;
       const { id, user, output } = outcome.value;
-      expect(output).toMatchObject({ text: `recorded ${id} for user-${user}` });
+      expect(output).toMatchObject({ text: `recorded ${id} for user number ${user}` });
       expect(output.isError).not.toBe(true);
     }
   }
@@ -132,7 +132,9 @@ describe('many users on one MCP server (issue 13, load)', () => {
     results.forEach((result, index) => {
       expect(result.status).toBe('completed');
       const output = result.output.find((item) => item.type === 'function_call_output');
-      expect(output).toMatchObject({ output: { text: `recorded run-${index} for user-${index}` } });
+      expect(output).toMatchObject({
+        output: { text: `recorded run-${index} for user number ${index}` },
+      });
     });
     expect(load.executions.size).toBe(64);
     expect([...load.executions.values()].every((count) => count === 1)).toBe(true);

@@ -72,7 +72,16 @@ export interface McpServerOptions {
   cacheTtlMs?: number;
   /** Do not open the standalone GET stream (2025 era); the server then cannot push outside calls. */
   disableStandaloneSse?: boolean;
-  /** A call fails after this long without a result or progress, in ms. Default 60 000. */
+  /**
+   * The server's time limit, in ms. Default 60 000. It bounds every wait on the server:
+   * connecting (the `server/discover` probe and `initialize` handshake, each), every page of
+   * `tools/list`, and each tool call, which fails after this long without a result or progress
+   * (progress notifications start it again; see `maxTotalTimeoutMs` for the cap). A limit that
+   * runs out fails with a `SwitchboardError` of code `timeout`. A call that timed out may have
+   * run on the server.
+   *
+   * @throws SwitchboardError `invalid_input` (on first use) when it is not a positive number.
+   */
   timeoutMs?: number;
   /** A call fails after this long in all (time a human spends answering excluded), in ms. Default 600 000. */
   maxTotalTimeoutMs?: number;
@@ -443,6 +452,13 @@ export class McpServer {
    * server asks the human (pushed `elicitation/create`, MRTR `input_required` or -32042), `onInput`
    * answers (default: decline), and the call goes on with that answer. Tool errors come back as
    * error outputs; connection failures throw a `SwitchboardError`.
+   *
+   * @throws SwitchboardError `outcome_unknown` when the call was sent and its answer lost (the
+   *   connection dropped, the server died after receiving it, its event stream was cut): the
+   *   tool may have run, so do not repeat a side effect blindly. `connection_refused` when the
+   *   server could not be reached (nothing was sent). `timeout` when the call got no result or
+   *   progress for `timeoutMs` (the server may have started it). Also `http_status`,
+   *   `needs_auth`, `invalid_response`, `aborted`.
    */
   async callTool(
     name: string,
@@ -540,7 +556,8 @@ export class McpServer {
     }
     const listing = await this.#use(
       runContext,
-      (client) => listAllTools(client, this.#where, signal),
+      (client) =>
+        listAllTools(client, this.#where, signal, this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       signal,
     );
     const listed = this.#applyFilter(listing.tools);
@@ -603,7 +620,8 @@ export class McpServer {
       name: safeName,
       originalName: listed.name,
       server: this.name,
-      description: listed.description ?? listed.title ?? '',
+      // Server text the model reads: secrets this client sent are taken out.
+      description: this.#scrub(listed.description ?? listed.title ?? ''),
       inputSchema: listed.inputSchema as Record<string, unknown>,
       execute: async (args, context): Promise<ToolOutput | ToolInterruptResult> =>
         await callMcpTool(
@@ -620,6 +638,10 @@ export class McpServer {
     if (matches(this.#options.deferredTools, listed.name)) tool.deferred = true;
     if (matches(this.#options.approvalRequiredTools, listed.name)) tool.needsApproval = true;
     return tool;
+  }
+
+  #scrub(text: string): string {
+    return this.#connection === undefined ? text : this.#connection.scrubber.scrub(text);
   }
 
   #callScope(authorizationInterrupts: boolean): McpCallScope {
@@ -727,6 +749,7 @@ export class McpServer {
         : { createTransport: options.createTransport }),
       ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
       ...(this.#prior === undefined ? {} : { prior: this.#prior }),
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
       fetchMiddleware: (next, client) => this.#router.middleware(next, client),
       setupClient: (client) => this.#setupClient(client),

@@ -39,7 +39,8 @@ export interface McpErrorContext {
  *
  * - `aborted`: `signal` aborted (or an `AbortError`);
  * - `connection_lost`: the connection or the event stream carrying the answer broke, or the
- *   transport closed (stdio child exited) while a request was pending;
+ *   transport closed (stdio child exited) while a request was pending (a tool call that meets
+ *   this is reported as `outcome_unknown` by `callMcpTool`: the server may have run it);
  * - `http_status`: the server answered a non-2xx status (`details.status`; the message holds a
  *   short excerpt of the body, at most 300 characters);
  * - `connection_refused`: the server could not be reached. In a browser the message adds what a
@@ -113,17 +114,19 @@ export function toMcpError(
       { cause: error, details: { status: http.status } },
     );
   }
-  if (findInChain(error, isConnectionFailure)) {
-    return new SwitchboardError('connection_refused', refusedMessage(where, context), {
-      cause: error,
-    });
-  }
+  // A drop first: undici wraps a connection the server reset or closed mid-request in the same
+  // `TypeError: fetch failed` as a refused one; only the cause tells them apart.
   if (findInChain(error, isConnectionDrop)) {
     return new SwitchboardError(
       'connection_lost',
       `The connection to ${where} broke before its answer arrived.`,
       { cause: error },
     );
+  }
+  if (findInChain(error, isConnectionFailure)) {
+    return new SwitchboardError('connection_refused', refusedMessage(where, context), {
+      cause: error,
+    });
   }
   const invalid = findInChain(error, isInvalidResponse);
   if (invalid !== undefined) {

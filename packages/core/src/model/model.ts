@@ -26,7 +26,8 @@ export type ModelEvent =
 
 /**
  * A language model behind a provider API. `stream` must honour `signal` (abort the HTTP request)
- * and throw a `SwitchboardError` with code `model_error` (or `aborted`) on failure.
+ * and throw a `SwitchboardError` with code `model_error` (or `aborted`) on failure, or `timeout`
+ * when a time limit ran out (the built-in adapters take `ModelTimeouts`).
  */
 export interface Model {
   /** Provider id, e.g. `openai-chat`. */

@@ -1,6 +1,12 @@
 import type OpenAI from 'openai';
 import type { Usage } from '../items.ts';
 import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
+import {
+  ModelRequestClock,
+  resolveModelTimeouts,
+  sdkTimeoutMs,
+  type ModelTimeouts,
+} from '../model/model-request-clock.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
 import { createOpenAIClient } from './create-openai-client.ts';
 import { openaiFailure } from './openai-failure.ts';
@@ -8,7 +14,7 @@ import { OpenAIToolSchemas } from './openai-tool-schemas.ts';
 import { toChatMessages } from './to-chat-messages.ts';
 
 /** Options of {@link openaiChatModel}. */
-export interface OpenAIChatModelOptions {
+export interface OpenAIChatModelOptions extends ModelTimeouts {
   /** Model name, e.g. `gpt-4.1-mini`, or whatever the OpenAI-compatible server serves. */
   model: string;
   /** API key. For local servers (Ollama, LM Studio) any non-empty string. */
@@ -43,12 +49,16 @@ export interface OpenAIChatModelOptions {
  * Failures throw a `SwitchboardError`: `aborted` when the signal aborts; `model_error` with
  * `details.status` for HTTP errors (401 bad key, 429 after the SDK's retries, 5xx); `model_error`
  * when the stream ends before a chunk with a `finish_reason` (a cut connection is never a partial
- * success).
+ * success); `timeout` when the server goes quiet for `idleTimeoutMs` (before the headers or
+ * between chunks) or the call outlasts `requestTimeoutMs`.
+ *
+ * @throws SwitchboardError `invalid_input` when a timeout option is not a positive number.
  *
  * In a browser the key is visible to the page's user: use it with the user's own key or a local
  * server only (`dangerouslyAllowBrowser` is set for that reason).
  */
 export function openaiChatModel(options: OpenAIChatModelOptions): Model {
+  resolveModelTimeouts(options);
   const client = createOpenAIClient(options);
   const schemas = new OpenAIToolSchemas(options);
   return {
@@ -69,6 +79,7 @@ async function* streamChat(
   let usage: Usage | undefined;
   let finished = false;
   let streamOpened = false;
+  const clock = new ModelRequestClock(signal, options);
   try {
     const stream = await client.chat.completions.create(
       {
@@ -91,10 +102,12 @@ async function* streamChat(
         stream: true,
         stream_options: { include_usage: true },
       },
-      { signal },
+      { signal: clock.signal, timeout: sdkTimeoutMs(options) },
     );
     streamOpened = true;
+    clock.touch();
     for await (const chunk of stream) {
+      clock.touch();
       if (chunk.usage) usage = toUsage(chunk.usage);
       const choice = chunk.choices[0];
       if (choice?.finish_reason) finished = true;
@@ -119,9 +132,12 @@ async function* streamChat(
       }
     }
   } catch (error) {
-    throw toModelError(error, signal, openaiFailure(error, streamOpened));
+    throw clock.expired ?? toModelError(error, signal, openaiFailure(error, streamOpened));
+  } finally {
+    clock.dispose();
   }
   // The SDK ends the iteration quietly when its request is aborted.
+  if (clock.expired !== undefined) throw clock.expired;
   if (signal.aborted) throw toModelError(signal.reason, signal, openaiFailure(undefined, true));
   if (!finished) throw incompleteStreamError();
   for (const [index, call] of [...calls].sort(([a], [b]) => a - b)) {

@@ -3,6 +3,12 @@ import type { ResponseStreamEvent, ResponseUsage } from 'openai/resources/respon
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Usage } from '../items.ts';
 import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
+import {
+  ModelRequestClock,
+  resolveModelTimeouts,
+  sdkTimeoutMs,
+  type ModelTimeouts,
+} from '../model/model-request-clock.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
 import { createOpenAIClient } from './create-openai-client.ts';
 import { openaiFailure } from './openai-failure.ts';
@@ -10,7 +16,7 @@ import { OpenAIToolSchemas } from './openai-tool-schemas.ts';
 import { toResponsesInput } from './to-responses-input.ts';
 
 /** Options of {@link openaiResponsesModel}. */
-export interface OpenAIResponsesModelOptions {
+export interface OpenAIResponsesModelOptions extends ModelTimeouts {
   /** Model name, e.g. `gpt-5-mini`. */
   model: string;
   /** API key. For local servers that speak the Responses API, any non-empty string. */
@@ -55,12 +61,17 @@ export interface OpenAIResponsesModelOptions {
  * Failures throw a `SwitchboardError`: `aborted` when the signal aborts; `model_error` with
  * `details.status` for HTTP errors (401 bad key, 429 after the SDK's retries, 5xx); `model_error`
  * for an `error` or `response.failed` event, and when the stream ends before
- * `response.completed` (a cut connection is never a partial success).
+ * `response.completed` (a cut connection is never a partial success); `timeout` when the server
+ * goes quiet for `idleTimeoutMs` (before the headers or between events) or the call outlasts
+ * `requestTimeoutMs`.
+ *
+ * @throws SwitchboardError `invalid_input` when a timeout option is not a positive number.
  *
  * In a browser the key is visible to the page's user: use it with the user's own key or a local
  * server only (`dangerouslyAllowBrowser` is set for that reason).
  */
 export function openaiResponsesModel(options: OpenAIResponsesModelOptions): Model {
+  resolveModelTimeouts(options);
   const client = createOpenAIClient(options);
   const schemas = new OpenAIToolSchemas(options);
   return {
@@ -87,6 +98,7 @@ async function* streamResponses(
   let usage: Usage | undefined;
   let finished = false;
   let streamOpened = false;
+  const clock = new ModelRequestClock(signal, options);
   try {
     const stream = await client.responses.create(
       {
@@ -109,10 +121,12 @@ async function* streamResponses(
             }),
         stream: true,
       },
-      { signal },
+      { signal: clock.signal, timeout: sdkTimeoutMs(options) },
     );
     streamOpened = true;
+    clock.touch();
     for await (const event of stream as AsyncIterable<ResponseStreamEvent>) {
+      clock.touch();
       switch (event.type) {
         case 'response.output_text.delta':
         case 'response.refusal.delta':
@@ -171,9 +185,12 @@ async function* streamResponses(
       }
     }
   } catch (error) {
-    throw toModelError(error, signal, openaiFailure(error, streamOpened));
+    throw clock.expired ?? toModelError(error, signal, openaiFailure(error, streamOpened));
+  } finally {
+    clock.dispose();
   }
   // The SDK ends the iteration quietly when its request is aborted.
+  if (clock.expired !== undefined) throw clock.expired;
   if (signal.aborted) throw toModelError(signal.reason, signal, openaiFailure(undefined, true));
   if (!finished) throw incompleteStreamError();
   for (const [index, call] of [...calls].sort(([a], [b]) => a - b)) {

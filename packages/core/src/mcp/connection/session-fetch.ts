@@ -1,3 +1,4 @@
+import { linkSignals } from '../../internal/linked-signal.ts';
 import { watchEventStream, type JsonRpcId } from './watch-event-stream.ts';
 
 /** What the session learnt from the answers to its handshake POSTs. */
@@ -74,7 +75,21 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       if (!headers.has(name)) headers.set(name, value);
     }
     const request = watching && method === 'POST' ? rpcRequestOf(init?.body) : undefined;
-    const response = await network(input, { ...init, headers });
+    // The SDK hands every request the transport's one long-lived signal, and undici keeps an
+    // `abort` listener on it per request until that request is garbage-collected (thousands of
+    // calls → MaxListenersExceededWarning). Each request gets its own linked signal instead,
+    // released when its body has been read (or cancelled).
+    const link = linkSignals(init?.signal ?? undefined);
+    let response: Response;
+    try {
+      response = releaseWhenRead(
+        await network(input, { ...init, headers, signal: link.signal }),
+        link.dispose,
+      );
+    } catch (error) {
+      link.dispose();
+      throw error;
+    }
     if (request === undefined) return response;
 
     if (handshake !== undefined) {
@@ -96,7 +111,7 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     ) {
       return response;
     }
-    const body = watchEventStream(response.body, id, init?.signal, (cause) =>
+    const body = watchEventStream(response.body, id, link.signal, (cause) =>
       onAnswerLost(id, cause),
     );
     return new Response(body, {
@@ -105,6 +120,41 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       headers: response.headers,
     });
   };
+}
+
+/** `response` whose body calls `release` once it is read to the end, fails or is cancelled. */
+function releaseWhenRead(response: Response, release: () => void): Response {
+  const body = response.body;
+  if (body === null) {
+    release();
+    return response;
+  }
+  const reader = body.getReader();
+  const wrapped = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          release();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      release();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(wrapped, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** False for a request the SDK's OAuth code makes elsewhere than the MCP endpoint. */
