@@ -55,6 +55,8 @@ export class RunJournal {
   /** Writes in order (commits and heartbeats never race on the version). */
   #writes: Promise<unknown> = Promise.resolve();
   #heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** The row as this journal last wrote it. */
+  #lastRow: RunRecord | undefined;
 
   constructor(options: RunJournalOptions) {
     this.threadId = options.threadId;
@@ -306,6 +308,7 @@ export class RunJournal {
       throw this.#lost;
     }
     this.#version = result.version;
+    this.#lastRow = row;
   }
 
   #record(status: RunStatus, lastSequence: number, error?: SwitchboardError): RunRecord {
@@ -329,20 +332,23 @@ export class RunJournal {
 
   #startHeartbeat(): void {
     if (this.#heartbeat !== undefined) return;
+    let renewing = false;
     this.#heartbeat = setInterval(
       () => {
+        const last = this.#lastRow;
+        if (renewing || last?.status !== 'running') return;
+        renewing = true;
         // Renews the lease of the row as last written (its items unchanged).
         const renewal = this.#writes.then(async () => {
-          if (this.#lost !== undefined || this.#heartbeat === undefined) return;
-          const runs = await this.#history.loadRuns(this.threadId);
-          const stored = runs.find((run) => run.runId === this.runId);
-          if (stored?.status !== 'running' || (stored.version ?? 0) !== this.#version) return;
-          await this.#writeRow(
-            { ...stored, lease: { owner: this.#owner, expiresAt: Date.now() + this.#leaseMs } },
-            'renew the lease',
-          );
+          if (this.#heartbeat === undefined || this.#lastRow !== last) return;
+          const lease = { owner: this.#owner, expiresAt: Date.now() + this.#leaseMs };
+          await this.#writeRow({ ...last, lease, updatedAt: Date.now() }, 'renew the lease');
         });
-        this.#writes = renewal.catch(() => undefined);
+        this.#writes = renewal
+          .catch(() => undefined)
+          .finally(() => {
+            renewing = false;
+          });
       },
       Math.max(1, Math.floor(this.#leaseMs / 3)),
     );
