@@ -50,7 +50,8 @@ interface HistoryDatabase extends DBSchema {
  *   `state` included), indexed by `[threadId, createdAt]`.
  *
  * `saveRun` writes that one run row and its thread's row in one transaction, never the rest of
- * the thread, so appending a run costs O(its items). A thread's title is its first user message
+ * the thread, so appending a run costs O(its items). `compareAndSetRun` reads, checks and writes
+ * in one transaction, so two tabs claiming one run cannot both succeed. A thread's title is its first user message
  * until `renameThread` sets one.
  *
  * The database opens lazily on first use and stays open until {@link close}. When another tab
