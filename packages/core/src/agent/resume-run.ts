@@ -1,5 +1,5 @@
-import { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { RunRecord } from '../history/history-store.ts';
+import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
+import type { PendingCall, RunRecord } from '../history/history-store.ts';
 import type { CallTask } from './call-task.ts';
 import type { Resolution } from './interrupt.ts';
 import type { RunJournal } from './run-journal.ts';
@@ -32,16 +32,74 @@ export async function claimPausedRun(
   resolutions: readonly Resolution[],
   liveCalls: LiveCalls,
   toolCalls: ToolCalls,
+  reload: () => Promise<RunRecord[]>,
 ): Promise<ResumeStart> {
+  let current = runs;
+  for (let attempt = 1; ; attempt++) {
+    const paused = pausedRunOf(journal.threadId, current);
+    journal.continuePaused(current, paused);
+    const pending = paused.state.pending;
+    const seen = checkResolutions(journal.threadId, pending, resolutions);
+    if (!(seen instanceof Set)) return { type: 'invalid', error: seen, paused };
+    journal.emitStarted();
+    try {
+      await journal.claim(pending.filter((entry) => !seen.has(entry.call.callId)));
+    } catch (error) {
+      // The row changed since it was read. When it is still the same pause with these calls
+      // waiting (a refused resume elsewhere only recorded its chunk numbering), try again;
+      // otherwise another client claimed the run.
+      if (!isSwitchboardError(error, 'run_claimed') || attempt === MAX_CLAIM_ATTEMPTS) throw error;
+      current = await reload();
+      const again = current.at(-1);
+      const stillWaiting = new Set(again?.state?.pending.map((entry) => entry.call.callId));
+      if (
+        again?.runId !== paused.runId ||
+        again.status !== 'paused' ||
+        resolutions.some((resolution) => !stillWaiting.has(resolution.callId))
+      ) {
+        throw error;
+      }
+      continue;
+    }
+    const tasks = pending.map((entry) => {
+      const live = liveCalls.get(entry.call.callId);
+      if (live !== undefined) {
+        toolCalls.adopt(live);
+        return live;
+      }
+      const task = toolCalls.newTask(entry.call);
+      task.restore(entry.interrupt, entry.resumeState);
+      return task;
+    });
+    return { type: 'claimed', tasks };
+  }
+}
+
+/** Claims tried before a resume gives up with `run_claimed` (see {@link claimPausedRun}). */
+const MAX_CLAIM_ATTEMPTS = 3;
+
+/** The thread's paused run (its last row). @throws SwitchboardError `not_paused`. */
+function pausedRunOf(
+  threadId: string,
+  runs: readonly RunRecord[],
+): RunRecord & { state: NonNullable<RunRecord['state']> } {
   const paused = runs.at(-1);
   if (paused === undefined || paused.status !== 'paused' || paused.state === undefined) {
-    throw new SwitchboardError(
-      'not_paused',
-      `Thread ${journal.threadId} has no paused run to resume.`,
-    );
+    throw new SwitchboardError('not_paused', `Thread ${threadId} has no paused run to resume.`);
   }
-  journal.continuePaused(runs, paused);
-  const pending = paused.state.pending;
+  return paused as RunRecord & { state: NonNullable<RunRecord['state']> };
+}
+
+/**
+ * The answered call ids, or the `invalid_resolution` error of the first invalid answer.
+ *
+ * @throws SwitchboardError `unknown_call_id` for a call that is not waiting or answered twice.
+ */
+function checkResolutions(
+  threadId: string,
+  pending: readonly PendingCall[],
+  resolutions: readonly Resolution[],
+): Set<string> | SwitchboardError {
   const byCall = new Map(pending.map((entry) => [entry.call.callId, entry]));
   const seen = new Set<string>();
   for (const resolution of resolutions) {
@@ -49,28 +107,16 @@ export async function claimPausedRun(
     if (entry === undefined || seen.has(resolution.callId)) {
       throw new SwitchboardError(
         'unknown_call_id',
-        `No interrupt of call "${resolution.callId}" is waiting in thread ${journal.threadId}` +
+        `No interrupt of call "${resolution.callId}" is waiting in thread ${threadId}` +
           ` (waiting: ${[...byCall.keys()].join(', ') || 'none'}).`,
         { details: { callId: resolution.callId } },
       );
     }
     seen.add(resolution.callId);
     const invalid = validateResolution(entry.interrupt, resolution);
-    if (invalid !== undefined) return { type: 'invalid', error: invalid, paused };
+    if (invalid !== undefined) return invalid;
   }
-  journal.emitStarted();
-  await journal.claim(pending.filter((entry) => !seen.has(entry.call.callId)));
-  const tasks = pending.map((entry) => {
-    const live = liveCalls.get(entry.call.callId);
-    if (live !== undefined) {
-      toolCalls.adopt(live);
-      return live;
-    }
-    const task = toolCalls.newTask(entry.call);
-    task.restore(entry.interrupt, entry.resumeState);
-    return task;
-  });
-  return { type: 'claimed', tasks };
+  return seen;
 }
 
 /** Hands each resolution to its task: runs, refuses or re-runs the call, or wakes a live wait. */

@@ -24,12 +24,12 @@ export interface TwoClients {
   dispose?: () => Promise<void> | void;
 }
 
-const DELETE_CALL: ScriptedReply = {
+export const DELETE_CALL: ScriptedReply = {
   toolCalls: [{ id: 'call_delete', name: 'delete_file', arguments: { path: '/tmp/a' } }],
 };
 
 /** A tool that needs approval, records its runs and takes a moment (a real side effect would). */
-function guardedTool() {
+export function guardedTool() {
   const runs: string[] = [];
   const definition = tool({
     name: 'delete_file',

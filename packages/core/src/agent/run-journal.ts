@@ -298,14 +298,17 @@ export class RunJournal {
       throw asHistoryError(error, what);
     }
     if (!result.written) {
-      this.#lost = new SwitchboardError(
+      const error = new SwitchboardError(
         'run_claimed',
         `Run ${row.runId} of thread ${this.threadId} was claimed by another client ` +
           '(another tab, process or Agent resumed, stopped or recovered it); this one ran nothing more.',
         { details: { runId: row.runId, status: result.current?.status } },
       );
+      // Before the claim, a conflict only means "not ours yet" (see `claimPausedRun`'s retry).
+      if (!this.#claimed) throw error;
+      this.#lost = error;
       this.#stopHeartbeat();
-      throw this.#lost;
+      throw error;
     }
     this.#version = result.version;
     this.#lastRow = row;

@@ -127,6 +127,7 @@ class Run {
           resolutions,
           this.#setup.liveCalls,
           this.#toolCalls,
+          () => this.#loadThread(),
         );
         if (start.type === 'invalid') {
           journal.emitStarted();
