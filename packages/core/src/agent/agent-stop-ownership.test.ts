@@ -2,7 +2,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { mcpServer, type McpServer } from '../mcp/mcp-server.ts';
-import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
+import {
+  startDemoServer,
+  startSlowElicitationServer,
+  type DemoServer,
+  type SlowElicitationServer,
+} from '@switchboard/fixtures';
 import { tool } from '../tools/tool.ts';
 import { Agent } from './agent.ts';
 import {
@@ -14,7 +19,7 @@ import {
 } from './agent-test-support.ts';
 
 let demo: DemoServer;
-const servers: McpServer[] = [];
+const servers: (McpServer | SlowElicitationServer)[] = [];
 beforeAll(async () => {
   demo = await startDemoServer({ toolCount: 2 });
 });
@@ -90,6 +95,35 @@ describe('stop() owns what it stops', () => {
         output: expect.objectContaining({ error: expect.objectContaining({ code: 'cancelled' }) }),
       }),
     );
+  });
+
+  it('on the wire: stopping a resumed run cancels the pushed-elicitation call it continued', async () => {
+    const bank = await startSlowElicitationServer({ workMs: 3_000 });
+    servers.push(bank);
+    const { model } = await scripted([
+      { toolCalls: [{ id: 'call_transfer', name: 'transfer', arguments: { amount: 5 } }] },
+      { text: 'never asked' },
+    ]);
+    const server = mcpServer({ url: bank.url, name: 'bank' });
+    servers.push(server);
+    const agent = new Agent({ name: 'stop', model, mcpServers: [server] });
+    const paused = await agent.execute({ threadId: 't', messages: 'transfer 5' }).result();
+    expect(paused.status).toBe('paused');
+    expect(paused.interrupts[0]).toMatchObject({ mode: 'form', toolName: 'transfer' });
+
+    const resumed = agent.execute({
+      threadId: 't',
+      resolutions: [{ callId: 'call_transfer', action: 'approve', content: { confirm: true } }],
+    });
+    await expect.poll(() => bank.answered()).toBe(1);
+    resumed.stop();
+    const { result } = await finish(resumed);
+
+    expect(result.status).toBe('cancelled');
+    await expect.poll(() => bank.cancelled()).toBe(1);
+    expect(bank.completed()).toBe(0);
+    const items = await agent.history.loadItems('t');
+    expectEveryCallAnsweredOnce(items);
   });
 
   it('stop() on a paused run leaves the pause intact: the live MCP call stays open and answerable', async () => {
