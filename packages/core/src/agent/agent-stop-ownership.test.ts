@@ -171,6 +171,49 @@ describe('stop() owns what it stops', () => {
     );
   });
 
+  it('a call held open for a pause that another client continued is cancelled on the wire', async () => {
+    const { model } = await scripted([
+      { toolCalls: [{ id: 'book', name: 'book_table', arguments: {} }] },
+      { text: 'Booked.' },
+      { text: 'Hello again.' },
+    ]);
+    const history = new MemoryHistoryStore();
+    const tabServer = (name: string) => {
+      // Each tab its own connection (and session) to the server.
+      const created = mcpServer({ url: demo.legacyUrl, name });
+      servers.push(created);
+      return created;
+    };
+    const tabA = new Agent({ name: 'a', model, history, mcpServers: [tabServer('a')] });
+    const tabB = new Agent({ name: 'b', model, history, mcpServers: [tabServer('b')] });
+    expect((await tabA.execute({ threadId: 't', messages: 'book' }).result()).status).toBe(
+      'paused',
+    );
+    const cancels = () =>
+      demo.log.filter((entry) => entry.rpcMethod === 'notifications/cancelled').length;
+    const before = cancels();
+
+    const done = await tabB
+      .execute({
+        threadId: 't',
+        resolutions: [
+          {
+            callId: 'book',
+            action: 'approve',
+            content: { name: 'Ada', date: '2026-12-24', confirm: true },
+          },
+        ],
+      })
+      .result();
+    expect(done.status).toBe('completed');
+    expect(cancels()).toBe(before);
+
+    // Tab A still held the first call open; the next time it touches the thread it lets go.
+    const next = await tabA.execute({ threadId: 't', messages: 'hello' }).result();
+    expect(next.status).toBe('completed');
+    await expect.poll(cancels).toBe(before + 1);
+  });
+
   it('stop() right after a resume starts ends cancelled, and the pause stays answerable', async () => {
     const { model } = await scripted([
       { toolCalls: [{ id: 'call_delete', name: 'delete_file', arguments: { path: '/a' } }] },

@@ -119,6 +119,7 @@ class Run {
     let paused: RunRecord | undefined;
     try {
       const runs = await this.#loadThread();
+      this.#releaseForeignLiveCalls(runs);
       if (resolutions !== undefined) {
         paused = runs.at(-1);
         const start = await claimPausedRun(
@@ -182,6 +183,24 @@ class Run {
         return await this.#end('cancelled');
       }
       return await this.#end('failed', asRunError(error));
+    }
+  }
+
+  /**
+   * Calls this Agent holds open for a pause that is no longer waiting for them (another client
+   * resumed or abandoned it) are abandoned: cancelled on the server, never answered here.
+   */
+  #releaseForeignLiveCalls(runs: readonly RunRecord[]): void {
+    const last = runs.at(-1);
+    const waiting = new Set(
+      last?.status === 'paused'
+        ? (last.state?.pending ?? []).map((entry) => entry.call.callId)
+        : [],
+    );
+    for (const [callId, task] of this.#setup.liveCalls) {
+      if (waiting.has(callId)) continue;
+      task.abandon(new SwitchboardError('run_claimed', 'Another client continued this run.'));
+      this.#setup.liveCalls.delete(callId);
     }
   }
 
