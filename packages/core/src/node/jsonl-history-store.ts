@@ -46,8 +46,9 @@ const RESERVED_NAMES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
  * A {@link HistoryStore} in files, for Node (`@switchboard/core/node`):
  *
  * - `<encoded threadId>.jsonl`: one JSON line per saved run row. Saving a run appends one line,
- *   so appending a run costs O(its items); saving the same `runId` again appends a newer line
- *   and readers keep the last line per `runId` (at the place of its first line).
+ *   so `saveRun` writes O(its items); saving the same `runId` again appends a newer line and
+ *   readers keep the last line per `runId` (at the place of its first line).
+ *   `compareAndSetRun` also reads the thread's file to check the stored version (O(thread)).
  * - `threads.json`: `{ version: 1, threads: { [threadId]: { title, titleSource, createdAt,
  *   updatedAt } } }`, rewritten atomically (temporary file, fsync, rename) on every change.
  *
