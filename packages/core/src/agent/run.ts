@@ -26,8 +26,6 @@ import type { RunHandle, RunResult } from './run-result.ts';
 import { ToolCalls, runHook } from './tool-calls.ts';
 import { Toolset } from './toolset.ts';
 
-export type { LiveCalls } from './resume-run.ts';
-
 const DEFAULT_MAX_TURNS = 50;
 
 /** Everything one run needs. */
