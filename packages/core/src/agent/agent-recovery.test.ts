@@ -147,6 +147,48 @@ describe('Recovery of runs nobody runs any more', () => {
     transfer.release.resolve();
   });
 
+  it('a call that settled before the crash keeps its real output; only the one in flight is unknown', async () => {
+    const directory = await jsonlDirectory();
+    const { server, model } = await scripted([
+      {
+        toolCalls: [
+          { id: 'call_quick', name: 'lookup', arguments: {} },
+          { id: 'call_transfer', name: 'transfer', arguments: { amount: 5 } },
+        ],
+      },
+      { text: 'One known, one unknown.' },
+    ]);
+    const transfer = slowTransfer();
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Looks the balance up.',
+      input: z.object({}),
+      execute: () => 'balance 100',
+    });
+    const tab = new TabStore(new JsonlHistoryStore({ directory }));
+    const tools = [lookup, transfer.definition];
+    const first = new Agent({ name: 'tab 1', model, history: tab, tools, leaseMs: 300 });
+    void first.execute({ threadId: 't', messages: 'check and send' });
+    const secondStore = new JsonlHistoryStore({ directory });
+    await transfer.started.promise;
+    await expect
+      .poll(async () => (await secondStore.loadRuns('t'))[0]?.state?.settled?.length)
+      .toBe(1);
+    tab.die();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    const second = new Agent({ name: 'tab 2', model, history: secondStore, tools });
+    const later = await second.execute({ threadId: 't', messages: 'what happened?' }).result();
+
+    expect(later.status).toBe('completed');
+    expect(toolMessage(server.requests[1]?.messages, 'call_quick')).toBe('balance 100');
+    expect(toolMessage(server.requests[1]?.messages, 'call_transfer')).toMatch(/unknown/);
+    const items = (await secondStore.loadRuns('t')).flatMap((row) => row.items);
+    expectEveryCallAnsweredOnce(items);
+    expect(transfer.runs).toEqual([5]);
+    transfer.release.resolve();
+  });
+
   it('renews the lease while the run is alive: another client cannot take over a slow call', async () => {
     const directory = await jsonlDirectory();
     const { model } = await scripted([TRANSFER, { text: 'Sent.' }]);

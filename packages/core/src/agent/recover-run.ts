@@ -35,7 +35,8 @@ export function isStale(run: RunRecord, owner: string, now: number): boolean {
 /**
  * Recovers the thread's stale `running` rows (see {@link isStale}) and returns the thread's rows
  * as they now stand. A recovered row becomes `failed` (error `outcome_unknown`), and every call
- * in it without an output gets exactly one, an error saying the outcome is unknown: the tool is
+ * in it without an output gets exactly one: the output stored when it settled (`state.settled`),
+ * or else an error saying the outcome is unknown: the tool is
  * never run again automatically, the model (and the user) decide. Each recovery is one
  * compare-and-set, so two clients recovering at once write one output per call; a row another
  * client changed meanwhile is read again.
@@ -67,9 +68,11 @@ function recovered(run: RunRecord, now: number): RunRecord {
   const answered = new Set(
     items.flatMap((item) => (item.type === 'function_call_output' ? [item.callId] : [])),
   );
+  const stored = new Map((run.state?.settled ?? []).map((output) => [output.callId, output]));
   for (const item of run.items) {
     if (item.type === 'function_call' && !answered.has(item.callId)) {
-      items.push(unknownOutcomeOutput(item.callId));
+      // A call that settled before the crash keeps its stored output.
+      items.push(stored.get(item.callId) ?? unknownOutcomeOutput(item.callId));
     }
   }
   const row: RunRecord = {

@@ -45,6 +45,8 @@ export class RunJournal {
   #usage: Usage = { inputTokens: 0, outputTokens: 0 };
   #activated: string[] = [];
   #pending: PendingCall[] = [];
+  /** Outputs of this turn's calls that settled before the turn ended (see `RunState.settled`). */
+  #settled: FunctionCallOutputItem[] = [];
   /** The version of the row as this journal last wrote or read it (0: no row yet). */
   #version = 0;
   #started = false;
@@ -156,6 +158,23 @@ export class RunJournal {
     await this.#write('running', 'claim the run');
     this.#claimed = true;
     this.#startHeartbeat();
+  }
+
+  /**
+   * Stores one call's output as soon as it settles, while other calls of the turn still run
+   * (kept in the row's `state.settled` until {@link endTurn}). A failed write is left to the
+   * next one to report.
+   */
+  settle(output: FunctionCallOutputItem): void {
+    if (this.#settled.some((item) => item.callId === output.callId)) return;
+    this.#settled.push(output);
+    this.#write('running', 'save the run').catch(() => undefined);
+  }
+
+  /** Ends a turn: its outputs (`outputs`, in call order) join the items; see {@link commit}. */
+  endTurn(outputs: readonly FunctionCallOutputItem[]): void {
+    this.#settled = [];
+    this.#output.push(...outputs);
   }
 
   /**
@@ -327,6 +346,9 @@ export class RunJournal {
       updatedAt: Date.now(),
     };
     if (error !== undefined) row.error = { code: error.code, message: error.message };
+    if (status === 'running' && this.#settled.length > 0 && row.state !== undefined) {
+      row.state.settled = [...this.#settled];
+    }
     if (status === 'running') {
       row.lease = { owner: this.#owner, expiresAt: Date.now() + this.#leaseMs };
     }

@@ -242,7 +242,9 @@ class Run {
         await journal.commit();
         tasks = await Promise.all(calls.map((call) => this.#toolCalls.start(call)));
       }
+      const stopStoring = storeEachSettled(journal, tasks);
       await Promise.race([whenQuiet(tasks), abortion(this.#signal)]);
+      stopStoring();
       const settled: FunctionCallOutputItem[] = [];
       const waiting: PendingCall[] = [];
       const live: CallTask[] = [];
@@ -267,7 +269,7 @@ class Run {
           if (phase.live) live.push(task);
         }
       }
-      journal.append(settled);
+      journal.endTurn(settled);
       throwIfAborted(this.#signal);
       const hookFailure = this.#toolCalls.hookFailure;
       if (hookFailure !== undefined) {
@@ -397,6 +399,27 @@ class Run {
     );
     return [...(agent.tools ?? []), ...lists.flat()];
   }
+}
+
+/**
+ * While other calls of the turn still run, stores each call's output as it settles (see
+ * `RunJournal.settle`), so a crash loses only the calls still in flight. Returns the
+ * unsubscribe function.
+ */
+function storeEachSettled(journal: RunJournal, tasks: readonly CallTask[]): () => void {
+  const unsubscribers = tasks.map((task) =>
+    task.onChange(() => {
+      const phase = task.phase;
+      if (phase.phase !== 'settled') return;
+      if (!tasks.some((other) => other.phase.phase === 'running')) return;
+      journal.settle({
+        type: 'function_call_output',
+        callId: task.call.callId,
+        output: phase.output,
+      });
+    }),
+  );
+  return () => unsubscribers.forEach((unsubscribe) => unsubscribe());
 }
 
 function abortion(signal: AbortSignal): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Interrupt } from '../agent/interrupt.ts';
-import type { FunctionCallItem, Item, Usage } from '../items.ts';
+import type { FunctionCallItem, FunctionCallOutputItem, Item, Usage } from '../items.ts';
 
 /** Where a run stands. */
 export type RunStatus = 'running' | 'completed' | 'paused' | 'failed' | 'cancelled';
@@ -72,6 +72,12 @@ export interface RunState {
   pending: PendingCall[];
   /** Names of deferred tools activated by `tool_search` in this thread (union of all searches). */
   activatedTools?: string[];
+  /**
+   * Outputs of the current turn's calls that settled while others still ran, stored as they
+   * settle (a `running` row only). At the end of the turn they move into `items`, in call
+   * order; a recovered run (see `AgentOptions.leaseMs`) keeps them instead of "outcome unknown".
+   */
+  settled?: FunctionCallOutputItem[];
 }
 
 /** A thread as listed in a thread picker. */
