@@ -41,8 +41,10 @@ export {
   type SwitchboardErrorCode,
 } from './errors/switchboard-error.ts';
 export type {
+  CompareAndSetResult,
   HistoryStore,
   PendingCall,
+  RunLease,
   RunRecord,
   RunState,
   RunStatus,

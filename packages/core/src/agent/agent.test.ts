@@ -505,11 +505,11 @@ describe('Agent run failures', () => {
 describe('Agent history failures', () => {
   /** A store that cannot save a running run once it holds a call without an output. */
   class FailingAfterCallsStore extends MemoryHistoryStore {
-    override async saveRun(run: RunRecord): Promise<void> {
+    override async compareAndSetRun(run: RunRecord, expectedVersion: number) {
       const calls = run.items.filter((item) => item.type === 'function_call').length;
       const outputs = run.items.filter((item) => item.type === 'function_call_output').length;
       if (run.status === 'running' && calls > outputs) throw new Error('disk full');
-      await super.saveRun(run);
+      return await super.compareAndSetRun(run, expectedVersion);
     }
   }
 

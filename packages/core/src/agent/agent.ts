@@ -43,6 +43,19 @@ export interface AgentOptions {
   /** Lifecycle hooks around model and tool calls. */
   hooks?: AgentHooks;
   /**
+   * How long a running run's claim on its row lasts without renewal, in ms. Default 30 000.
+   * While the run is alive the agent renews it every third of this (heartbeat). When a tab
+   * closes or a process dies mid-run, the next `execute` on the thread (from any client) finds
+   * the lease expired and recovers the run: each tool call without an output gets one saying its
+   * outcome is unknown (code `outcome_unknown`; the tool is never re-run automatically), the row
+   * becomes `failed`, and the thread continues. Until then, other clients refuse new runs on
+   * the thread with `run_in_progress`. Shorter leases recover sooner but write more often.
+   * Browsers may fire timers in a tab hidden for over 5 minutes only once a minute (Chrome's
+   * intensive throttling): if runs go on that long in background tabs, use at least 120 000.
+   * @throws SwitchboardError `invalid_input` (from the constructor) when below 3.
+   */
+  leaseMs?: number;
+  /**
    * Append a short section listing deferred tools (name and first description line) to the
    * instructions. Default true.
    */
@@ -86,6 +99,8 @@ export class Agent {
   readonly #activeThreads = new Set<string>();
   /** Per thread: calls held open in memory while their run is paused (pushed elicitations). */
   readonly #liveCalls = new Map<string, Map<string, CallTask>>();
+  /** This instance's id as the owner of run leases (see {@link AgentOptions.leaseMs}). */
+  readonly #owner = crypto.randomUUID();
 
   constructor(options: AgentOptions) {
     this.name = options.name;
@@ -93,6 +108,9 @@ export class Agent {
     this.history = options.history ?? new MemoryHistoryStore();
     if (options.maxTurns !== undefined && !(options.maxTurns >= 1)) {
       throw new SwitchboardError('invalid_input', 'maxTurns must be at least 1.');
+    }
+    if (options.leaseMs !== undefined && !(options.leaseMs >= 3)) {
+      throw new SwitchboardError('invalid_input', 'leaseMs must be at least 3 (ms).');
     }
   }
 
@@ -103,6 +121,20 @@ export class Agent {
    * pauses: `run.paused`, status `paused`). Failures never throw here: they end the run with
    * `run.failed`. A refused resume (`not_paused`; `unknown_call_id` for a call that is not
    * waiting) ends that way too but writes nothing: the paused run stays paused and resumable.
+   *
+   * Runs are claimed in the history store (compare-and-set on the run row, see
+   * `HistoryStore.compareAndSetRun`): of two resumes of one paused run — two tabs, two
+   * processes, two `Agent` instances — exactly one proceeds; the other ends at once with
+   * `run.failed` code `run_claimed`, having run nothing. A new message on a thread whose run is
+   * running in another client (live lease) ends with `run_in_progress`; a run whose lease
+   * expired is recovered first (see {@link AgentOptions.leaseMs}).
+   *
+   * `stop()` on a run that has already paused does nothing: the pause stays stored and
+   * answerable, and calls held open for it (pushed elicitations) stay open. Each call belongs to
+   * the run that currently owns the thread: stopping a resumed run stops the calls it continued.
+   * To abandon a pause, send a new message: its pending calls are closed as unanswered and live
+   * calls are cancelled on the server. `stop()` before a resume has claimed the run ends it
+   * `cancelled` and leaves the pause as it was.
    *
    * @throws SwitchboardError `invalid_input` when there are neither messages nor resolutions;
    *   `run_in_progress` when this agent is already running the same thread.
@@ -144,6 +176,7 @@ export class Agent {
       runContext: input.runContext,
       signal: input.signal,
       liveCalls,
+      owner: this.#owner,
     });
     void handle.result().finally(() => {
       this.#activeThreads.delete(threadId);

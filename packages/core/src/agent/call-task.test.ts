@@ -283,6 +283,40 @@ describe('CallTask resumes', () => {
   });
 });
 
+describe('CallTask owners', () => {
+  it('only the current owner stops the call; a paused (detached) call outlives its old run', () => {
+    const task = new CallTask(CALL, controlledStarter().start);
+    const paused = new AbortController();
+    const resumed = new AbortController();
+    const progress: number[] = [];
+    task.attach({ signal: paused.signal, onProgress: () => progress.push(-1) });
+    task.detach();
+    paused.abort();
+    expect(task.signal.aborted).toBe(false);
+
+    task.attach({ signal: resumed.signal, onProgress: (update) => progress.push(update.progress) });
+    task.progress({ progress: 1 });
+    expect(progress).toEqual([1]);
+    resumed.abort(new Error('stopped'));
+    expect(task.signal.aborted).toBe(true);
+    expect(task.signal.reason).toEqual(new Error('stopped'));
+  });
+
+  it('abandon aborts the call, and settling releases the owner', () => {
+    const owner = new AbortController();
+    const abandoned = new CallTask(CALL, controlledStarter().start);
+    abandoned.attach({ signal: owner.signal, onProgress: () => undefined });
+    abandoned.abandon(new Error('moved on'));
+    expect(abandoned.signal.aborted).toBe(true);
+
+    const settled = new CallTask(CALL, controlledStarter().start);
+    settled.attach({ signal: owner.signal, onProgress: () => undefined });
+    settled.settle({ text: 'done' });
+    owner.abort();
+    expect(settled.signal.aborted).toBe(false);
+  });
+});
+
 describe('whenQuiet', () => {
   it('resolves at once for no tasks or tasks that are not running', async () => {
     await whenQuiet([]);

@@ -4,6 +4,7 @@ import {
   isToolInterruptResult,
   type InputRequest,
   type ToolInterruptResult,
+  type ToolProgress,
   type ToolResume,
 } from '../tools/tool-types.ts';
 import type { Interrupt, Resolution } from './interrupt.ts';
@@ -30,6 +31,15 @@ export type CallStarter = (
   resume: ToolResume | undefined,
   approved: boolean,
 ) => Promise<ToolOutput | ToolInterruptResult | ApprovalHold>;
+
+/**
+ * The run that currently owns a call (see {@link CallTask.attach}): its signal stops the call,
+ * and the call's progress is reported to it.
+ */
+export interface CallOwner {
+  signal: AbortSignal;
+  onProgress(progress: ToolProgress): void;
+}
 
 /** Outputs for approvals the human refused. */
 const REFUSED: Record<'reject' | 'cancel', ToolOutput> = {
@@ -62,6 +72,10 @@ export class CallTask {
 
   /** The MCP server of the call's tool; asked when an interrupt is made (see the constructor). */
   readonly #server: () => string | undefined;
+  /** Aborts the tool: when the owning run stops, or the call is abandoned. */
+  readonly #controller = new AbortController();
+  #owner: CallOwner | undefined;
+  #release: (() => void) | undefined;
 
   /**
    * @param server The MCP server of the call's tool, looked up when the tool interrupts: a
@@ -79,6 +93,41 @@ export class CallTask {
 
   get phase(): CallTaskPhase {
     return this.#phase;
+  }
+
+  /** The signal the tool runs with: aborted by the owning run's stop, or by {@link abandon}. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /**
+   * Makes `owner` (a run) the owner of this call, replacing the previous one: from now on only
+   * `owner.signal` stops the call, and progress goes to `owner`. A resumed run attaches the live
+   * calls of the paused run it continues.
+   */
+  attach(owner: CallOwner): void {
+    this.detach();
+    this.#owner = owner;
+    if (owner.signal.aborted) {
+      this.#controller.abort(owner.signal.reason);
+      return;
+    }
+    const signal = owner.signal;
+    const onAbort = () => this.#controller.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.#release = () => signal.removeEventListener('abort', onAbort);
+  }
+
+  /** Leaves the call without an owner (its run paused): stopping that run no longer stops it. */
+  detach(): void {
+    this.#release?.();
+    this.#release = undefined;
+    this.#owner = undefined;
+  }
+
+  /** Reports the running tool's progress to the owning run. */
+  progress(progress: ToolProgress): void {
+    this.#owner?.onProgress(progress);
   }
 
   /** Calls `listener` on every phase change; returns the unsubscribe function. */
@@ -165,12 +214,17 @@ export class CallTask {
     }
   }
 
-  /** Abandons a live wait (the run was stopped or the thread moved on). */
+  /**
+   * Abandons the call (the run ended, or the thread moved on): a live wait fails and the tool's
+   * signal aborts, so an MCP call is cancelled on the wire.
+   */
   abandon(reason: unknown): void {
     const fail = this.#fail;
     this.#answer = undefined;
     this.#fail = undefined;
+    this.detach();
     fail?.(reason);
+    this.#controller.abort(reason);
   }
 
   #interrupt(request: InputRequest): Interrupt {
@@ -192,6 +246,7 @@ export class CallTask {
 
   #set(phase: CallTaskPhase): void {
     this.#phase = phase;
+    if (phase.phase === 'settled') this.detach();
     for (const listener of [...this.#listeners]) listener();
   }
 }

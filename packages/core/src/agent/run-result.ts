@@ -38,6 +38,11 @@ export interface RunHandle {
   readonly chunks: AsyncIterable<Chunk>;
   /** Resolves when the run ends, whatever the outcome; never rejects. */
   result(): Promise<RunResult>;
-  /** Aborts the model stream and every tool in flight; the run ends `cancelled`. Idempotent. */
+  /**
+   * Aborts the model stream and every tool call this run owns (calls of a paused run that this
+   * resume continued included); the run ends `cancelled`. After the run has paused it does
+   * nothing: the pause stays stored and answerable. Before a resume has claimed the run, the
+   * resume ends `cancelled` and the pause stays as it was. Idempotent.
+   */
   stop(): void;
 }

@@ -33,7 +33,12 @@ export type SwitchboardErrorCode =
   | 'hook_failed'
   | 'unknown_call_id'
   | 'invalid_resolution'
-  | 'not_paused';
+  | 'not_paused'
+  /**
+   * Another client (tab, process, `Agent` instance) claimed the run first: of two resumes of one
+   * paused run, the second ends with it, having run nothing.
+   */
+  | 'run_claimed';
 
 /**
  * The one error type Switchboard throws (DESIGN.md §7). `code` names the failure class; the

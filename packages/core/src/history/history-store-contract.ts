@@ -330,6 +330,69 @@ export function describeHistoryStore(
       expect((await reloaded.listThreads())[0]?.threadId).toBe('t1');
     });
 
+    it('compare-and-set: writes only over the expected version, bumping it by one', async () => {
+      const run = makeRun('t1', 'r1', 1_000, [userMessage('Hello')], { status: 'running' });
+      expect(await store.compareAndSetRun(run, 0)).toEqual({ written: true, version: 1 });
+      const stale = await store.compareAndSetRun({ ...run, status: 'failed' }, 0);
+      expect(stale).toEqual({ written: false, current: { ...run, version: 1 } });
+
+      const lease = { owner: 'tab-a', expiresAt: 9_000 };
+      const next = { ...run, status: 'paused' as const, state: sampleRunState(), lease };
+      expect(await store.compareAndSetRun(next, 1)).toEqual({ written: true, version: 2 });
+      expect(await store.loadRuns('t1')).toEqual([{ ...next, version: 2 }]);
+      expect(await store.compareAndSetRun(next, 1)).toMatchObject({ written: false });
+      expect((await store.listThreads())[0]).toMatchObject({ threadId: 't1', title: 'Hello' });
+
+      // A row written by saveRun without a version counts as version 0.
+      await store.saveRun(makeRun('t1', 'r2', 2_000, [userMessage('old row')]));
+      expect(await store.compareAndSetRun(makeRun('t1', 'r2', 2_000, []), 1)).toMatchObject({
+        written: false,
+      });
+      expect(await store.compareAndSetRun(makeRun('t1', 'r2', 2_000, []), 0)).toEqual({
+        written: true,
+        version: 1,
+      });
+    });
+
+    it('compare-and-set: of many writers racing on one version, exactly one wins', async () => {
+      // A second instance over the same storage (another tab, another process) when there is one.
+      const other = harness.reopen?.() ?? store;
+      const base = makeRun('t1', 'r1', 1_000, [userMessage('Hello')], { status: 'paused' });
+      expect(await store.compareAndSetRun(base, 0)).toMatchObject({ written: true });
+      const attempts = Array.from({ length: 8 }, (_, index) =>
+        (index % 2 === 0 ? store : other).compareAndSetRun(
+          { ...base, status: 'running', lease: { owner: `client-${index}`, expiresAt: 5_000 } },
+          1,
+        ),
+      );
+      const results = await Promise.all(attempts);
+      const winners = results.flatMap((result, index) => (result.written ? [index] : []));
+      expect(winners).toHaveLength(1);
+      const [stored] = await other.loadRuns('t1');
+      expect(stored).toMatchObject({ version: 2, lease: { owner: `client-${winners[0]}` } });
+    });
+
+    it('keeps every thread when two instances save different threads at once', async () => {
+      const other = harness.reopen?.() ?? store;
+      await Promise.all(
+        Array.from({ length: 6 }, (_, index) =>
+          (index % 2 === 0 ? store : other).compareAndSetRun(
+            makeRun(`t${index}`, `r${index}`, 1_000 + index, [userMessage(`thread ${index}`)]),
+            0,
+          ),
+        ),
+      );
+      const threads = await store.listThreads();
+      expect(threads.map((thread) => thread.threadId).sort()).toEqual([
+        't0',
+        't1',
+        't2',
+        't3',
+        't4',
+        't5',
+      ]);
+    });
+
     it('rejects every call with `aborted` when the signal is already aborted', async () => {
       await store.saveRun(makeRun('t1', 'r1', 1_000, [userMessage('Hello')]));
       const controller = new AbortController();

@@ -1,5 +1,5 @@
 import type { Interrupt } from '../agent/interrupt.ts';
-import type { FunctionCallItem, Item, Usage } from '../items.ts';
+import type { FunctionCallItem, FunctionCallOutputItem, Item, Usage } from '../items.ts';
 
 /** Where a run stands. */
 export type RunStatus = 'running' | 'completed' | 'paused' | 'failed' | 'cancelled';
@@ -24,7 +24,32 @@ export interface RunRecord {
   /** Milliseconds since the epoch. */
   createdAt: number;
   updatedAt: number;
+  /**
+   * Bumped by one on every {@link HistoryStore.compareAndSetRun} write (the first write stores
+   * 1). A row without it (written by `saveRun`, or by an older version) counts as version 0.
+   */
+  version?: number;
+  /** The claim on a `running` run: who runs it, and until when unless renewed. */
+  lease?: RunLease;
 }
+
+/**
+ * The claim a client holds on a `running` run row. The owner renews it (heartbeat) while the
+ * run is alive; once `expiresAt` has passed without a renewal, the run is considered dead (the
+ * tab closed, the process died) and the next load or resume of its thread recovers it.
+ */
+export interface RunLease {
+  /** An opaque id of the claiming client (one per `Agent` instance). */
+  owner: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+/** What {@link HistoryStore.compareAndSetRun} did. */
+export type CompareAndSetResult =
+  | { written: true; version: number }
+  /** The stored row had another version; `current` is that row (`undefined`: no row). */
+  | { written: false; current: RunRecord | undefined };
 
 /** A tool call of a paused run that waits for a human, with what resuming it needs. */
 export interface PendingCall {
@@ -47,6 +72,12 @@ export interface RunState {
   pending: PendingCall[];
   /** Names of deferred tools activated by `tool_search` in this thread (union of all searches). */
   activatedTools?: string[];
+  /**
+   * Outputs of the current turn's calls that settled while others still ran, stored as they
+   * settle (a `running` row only). At the end of the turn they move into `items`, in call
+   * order; a recovered run (see `AgentOptions.leaseMs`) keeps them instead of "outcome unknown".
+   */
+  settled?: FunctionCallOutputItem[];
 }
 
 /** A thread as listed in a thread picker. */
@@ -59,16 +90,37 @@ export interface ThreadSummary {
 }
 
 /**
- * Persistence for threads of runs (DESIGN.md §3). Implementations: {@link MemoryHistoryStore};
- * IndexedDB and JSONL files to come. Every method takes an optional `signal`.
+ * Persistence for threads of runs (DESIGN.md §3). Implementations: `MemoryHistoryStore`,
+ * `IndexedDbHistoryStore` and `JsonlHistoryStore` (Node). Every method takes an optional
+ * `signal`. Run rows are claimed with {@link HistoryStore.compareAndSetRun}, so that of two
+ * clients resuming one paused run exactly one proceeds.
  */
 export interface HistoryStore {
   /** The thread's items, oldest first; `[]` for an unknown thread. */
   loadItems(threadId: string, options?: { signal?: AbortSignal }): Promise<Item[]>;
   /** The thread's run rows, oldest first; `[]` for an unknown thread. */
   loadRuns(threadId: string, options?: { signal?: AbortSignal }): Promise<RunRecord[]>;
-  /** Inserts or replaces the row of `run.runId`, creating its thread when new. */
+  /**
+   * Inserts or replaces the row of `run.runId`, creating its thread when new, without checking
+   * what is stored (stored as given, `version` included). The agent writes its rows with
+   * {@link compareAndSetRun}; `saveRun` is for imports and tests.
+   */
   saveRun(run: RunRecord, options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Compare-and-set on one run row, atomic against every other writer of the same storage
+   * (other instances, other tabs, other processes where the store supports them): when the
+   * stored row of `run.runId` has version `expectedVersion` (0: no row, or a row without
+   * `version`), stores `run` with `version: expectedVersion + 1` and updates its thread as
+   * `saveRun` does; otherwise writes nothing and returns the row found.
+   *
+   * @throws SwitchboardError `history_error` when the storage fails; `aborted` when `signal`
+   *   aborts (nothing written).
+   */
+  compareAndSetRun(
+    run: RunRecord,
+    expectedVersion: number,
+    options?: { signal?: AbortSignal },
+  ): Promise<CompareAndSetResult>;
   /** Threads, most recently updated first. */
   listThreads(options?: { signal?: AbortSignal }): Promise<ThreadSummary[]>;
   /** Sets a thread's title; unknown ids are ignored. */

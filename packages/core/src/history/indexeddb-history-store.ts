@@ -1,9 +1,10 @@
-import type { DBSchema, IDBPDatabase } from 'idb';
+import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { IndexedDbConnection, type VersionChangeTransaction } from '../internal/indexeddb.ts';
 import type { Item } from '../items.ts';
 import {
   titleFromItems,
+  type CompareAndSetResult,
   type HistoryStore,
   type RunRecord,
   type ThreadSummary,
@@ -50,7 +51,8 @@ interface HistoryDatabase extends DBSchema {
  *   `state` included), indexed by `[threadId, createdAt]`.
  *
  * `saveRun` writes that one run row and its thread's row in one transaction, never the rest of
- * the thread, so appending a run costs O(its items). A thread's title is its first user message
+ * the thread, so appending a run costs O(its items). `compareAndSetRun` reads, checks and writes
+ * in one transaction, so two tabs claiming one run cannot both succeed. A thread's title is its first user message
  * until `renameThread` sets one.
  *
  * The database opens lazily on first use and stays open until {@link close}. When another tab
@@ -110,22 +112,34 @@ export class IndexedDbHistoryStore implements HistoryStore {
       'readwrite',
       options.signal,
       'save the run',
-      async (tx) => {
-        const threads = tx.objectStore('threads');
-        const existing = await threads.get(run.threadId);
-        const thread: ThreadRow = existing ?? {
-          threadId: run.threadId,
-          title: DEFAULT_TITLE,
-          titleSource: 'auto',
-          createdAt: run.createdAt,
-          updatedAt: run.updatedAt,
-        };
-        thread.createdAt = Math.min(thread.createdAt, run.createdAt);
-        thread.updatedAt = Math.max(thread.updatedAt, run.updatedAt);
-        if (thread.titleSource === 'auto' && thread.title === DEFAULT_TITLE) {
-          thread.title = titleFromItems(run.items) ?? DEFAULT_TITLE;
-        }
-        await Promise.all([tx.objectStore('runs').put(run), threads.put(thread)]);
+      (tx) => putRun(tx, run),
+    );
+  }
+
+  /**
+   * See {@link HistoryStore.compareAndSetRun}: reads the row, compares its version and writes
+   * the run and its thread's row in one `readwrite` transaction, so two tabs (two connections)
+   * claiming the same row cannot both succeed.
+   *
+   * @throws SwitchboardError as {@link saveRun}.
+   */
+  async compareAndSetRun(
+    run: RunRecord,
+    expectedVersion: number,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CompareAndSetResult> {
+    assertRunRecord(run);
+    return await this.#connection.transact(
+      ['threads', 'runs'],
+      'readwrite',
+      options.signal,
+      'save the run',
+      async (tx): Promise<CompareAndSetResult> => {
+        const stored = await tx.objectStore('runs').get(run.runId);
+        if ((stored?.version ?? 0) !== expectedVersion) return { written: false, current: stored };
+        const version = expectedVersion + 1;
+        await putRun(tx, { ...run, version });
+        return { written: true, version };
       },
     );
   }
@@ -210,6 +224,28 @@ function upgradeDatabase(
     runs.createIndex('threadId_createdAt', ['threadId', 'createdAt']);
   }
   // Version 2: `if (oldVersion < 2) { … }`, reading and rewriting rows through `_transaction`.
+}
+
+/** Puts the run row and updates (or creates) its thread's row, inside `tx`. */
+async function putRun(
+  tx: IDBPTransaction<HistoryDatabase, ('threads' | 'runs')[], 'readwrite'>,
+  run: RunRecord,
+): Promise<void> {
+  const threads = tx.objectStore('threads');
+  const existing = await threads.get(run.threadId);
+  const thread: ThreadRow = existing ?? {
+    threadId: run.threadId,
+    title: DEFAULT_TITLE,
+    titleSource: 'auto',
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+  };
+  thread.createdAt = Math.min(thread.createdAt, run.createdAt);
+  thread.updatedAt = Math.max(thread.updatedAt, run.updatedAt);
+  if (thread.titleSource === 'auto' && thread.title === DEFAULT_TITLE) {
+    thread.title = titleFromItems(run.items) ?? DEFAULT_TITLE;
+  }
+  await Promise.all([tx.objectStore('runs').put(run), threads.put(thread)]);
 }
 
 /** Every `[threadId, createdAt]` index key of one thread. */

@@ -2,6 +2,7 @@ import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item } from '../items.ts';
 import {
   titleFromItems,
+  type CompareAndSetResult,
   type HistoryStore,
   type RunRecord,
   type ThreadSummary,
@@ -30,6 +31,29 @@ export class MemoryHistoryStore implements HistoryStore {
 
   async saveRun(run: RunRecord, options: { signal?: AbortSignal } = {}): Promise<void> {
     await settle(options.signal);
+    this.#write(run);
+  }
+
+  /** See {@link HistoryStore.compareAndSetRun}: the check and the write happen in one step. */
+  async compareAndSetRun(
+    run: RunRecord,
+    expectedVersion: number,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CompareAndSetResult> {
+    await settle(options.signal);
+    const stored = this.#threads.get(run.threadId)?.runs.get(run.runId);
+    if ((stored?.version ?? 0) !== expectedVersion) {
+      return {
+        written: false,
+        current: stored === undefined ? undefined : structuredClone(stored),
+      };
+    }
+    const version = expectedVersion + 1;
+    this.#write({ ...run, version });
+    return { written: true, version };
+  }
+
+  #write(run: RunRecord): void {
     let thread = this.#threads.get(run.threadId);
     if (thread === undefined) {
       thread = {

@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import {
   titleFromItems,
+  type CompareAndSetResult,
   type HistoryStore,
   type RunRecord,
   type ThreadSummary,
@@ -45,8 +46,9 @@ const RESERVED_NAMES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
  * A {@link HistoryStore} in files, for Node (`@switchboard/core/node`):
  *
  * - `<encoded threadId>.jsonl`: one JSON line per saved run row. Saving a run appends one line,
- *   so appending a run costs O(its items); saving the same `runId` again appends a newer line
- *   and readers keep the last line per `runId` (at the place of its first line).
+ *   so `saveRun` writes O(its items); saving the same `runId` again appends a newer line and
+ *   readers keep the last line per `runId` (at the place of its first line).
+ *   `compareAndSetRun` also reads the thread's file to check the stored version (O(thread)).
  * - `threads.json`: `{ version: 1, threads: { [threadId]: { title, titleSource, createdAt,
  *   updatedAt } } }`, rewritten atomically (temporary file, fsync, rename) on every change.
  *
@@ -57,8 +59,12 @@ const RESERVED_NAMES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
  * cut and suffixed with `~~` and a SHA-256 of the id.
  *
  * A line that does not parse as a run of this thread (such as a torn last line after a crash)
- * is skipped, and the next append starts on a new line. Calls on one instance are serialised;
- * several processes (or instances) writing the same directory at once are not supported.
+ * is skipped, and the next append starts on a new line. Calls on one instance are serialised.
+ * Several instances or processes may share one directory: appends to a thread's file hold that
+ * thread's lock file (`<encoded threadId>.lock`), so {@link JsonlHistoryStore.compareAndSetRun}
+ * checks and writes atomically, and `threads.json` is only changed while holding
+ * `threads.json.lock` (read, change, atomic rename), so no instance overwrites another's entry.
+ * Lock files are created with `O_EXCL` and taken as stale after 10 s.
  *
  * Every method rejects with `SwitchboardError` `history_error` (file system error as `cause`)
  * and with `aborted` when its `signal` aborts (checked before and after every file operation).
@@ -83,13 +89,7 @@ export class JsonlHistoryStore implements HistoryStore {
   async loadRuns(threadId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord[]> {
     const { signal } = options;
     return await this.#exclusive(signal, 'load the thread', async () => {
-      const text = await readTextFile(this.#threadPath(threadId), signal);
-      throwIfAborted(signal);
-      const runs = new Map<string, RunRecord>();
-      for (const line of (text ?? '').split('\n')) {
-        const run = parseRunLine(line, threadId);
-        if (run !== undefined) runs.set(run.runId, run);
-      }
+      const runs = await this.#readRuns(threadId, signal);
       return [...runs.values()].sort((a, b) => a.createdAt - b.createdAt);
     });
   }
@@ -105,23 +105,48 @@ export class JsonlHistoryStore implements HistoryStore {
     const { signal } = options;
     await this.#exclusive(signal, 'save the run', async () => {
       await mkdir(this.#directory, { recursive: true });
+      await withLockFile(this.#lockPath(run.threadId), signal, () =>
+        appendLine(this.#threadPath(run.threadId), line),
+      );
       throwIfAborted(signal);
-      await appendLine(this.#threadPath(run.threadId), line);
-      throwIfAborted(signal);
-      const index = await this.#readIndex(signal);
-      const thread: ThreadEntry = index.threads[run.threadId] ?? {
-        title: DEFAULT_TITLE,
-        titleSource: 'auto',
-        createdAt: run.createdAt,
-        updatedAt: run.updatedAt,
-      };
-      thread.createdAt = Math.min(thread.createdAt, run.createdAt);
-      thread.updatedAt = Math.max(thread.updatedAt, run.updatedAt);
-      if (thread.titleSource === 'auto' && thread.title === DEFAULT_TITLE) {
-        thread.title = titleFromItems(run.items) ?? DEFAULT_TITLE;
-      }
-      index.threads[run.threadId] = thread;
-      await this.#writeIndex(index, signal);
+      await this.#updateIndex(signal, (index) => touchThread(index, run));
+    });
+  }
+
+  /**
+   * See {@link HistoryStore.compareAndSetRun}. Safe across processes sharing the directory:
+   * the check (reading the thread's file) and the append happen while holding the thread's lock
+   * file (`<encoded threadId>.lock`, created with `O_EXCL`).
+   *
+   * @throws SwitchboardError as {@link saveRun}; `history_error` when the lock stays taken for
+   *   10 s (a lock file older than 10 s is taken as left by a dead process and removed).
+   */
+  async compareAndSetRun(
+    run: RunRecord,
+    expectedVersion: number,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CompareAndSetResult> {
+    const version = expectedVersion + 1;
+    const line = serialiseRun({ ...run, version });
+    const { signal } = options;
+    return await this.#exclusive(signal, 'save the run', async () => {
+      await mkdir(this.#directory, { recursive: true });
+      const result = await withLockFile(
+        this.#lockPath(run.threadId),
+        signal,
+        async (): Promise<CompareAndSetResult> => {
+          const runs = await this.#readRuns(run.threadId, signal);
+          const stored = runs.get(run.runId);
+          if ((stored?.version ?? 0) !== expectedVersion)
+            return { written: false, current: stored };
+          throwIfAborted(signal);
+          await appendLine(this.#threadPath(run.threadId), line);
+          return { written: true, version };
+        },
+      );
+      if (!result.written) return result;
+      await this.#updateIndex(undefined, (index) => touchThread(index, run));
+      return result;
     });
   }
 
@@ -149,11 +174,12 @@ export class JsonlHistoryStore implements HistoryStore {
   ): Promise<void> {
     const { signal } = options;
     await this.#exclusive(signal, 'rename the thread', async () => {
-      const index = await this.#readIndex(signal);
-      const thread = index.threads[threadId];
-      if (thread === undefined) return;
-      index.threads[threadId] = { ...thread, title, titleSource: 'user' };
-      await this.#writeIndex(index, signal);
+      await this.#updateIndex(signal, (index) => {
+        const thread = index.threads[threadId];
+        if (thread === undefined) return false;
+        index.threads[threadId] = { ...thread, title, titleSource: 'user' };
+        return true;
+      });
     });
   }
 
@@ -164,17 +190,57 @@ export class JsonlHistoryStore implements HistoryStore {
   async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     const { signal } = options;
     await this.#exclusive(signal, 'delete the thread', async () => {
-      await rm(this.#threadPath(threadId), { force: true });
+      await mkdir(this.#directory, { recursive: true });
+      await withLockFile(this.#lockPath(threadId), signal, () =>
+        rm(this.#threadPath(threadId), { force: true }),
+      );
       throwIfAborted(signal);
-      const index = await this.#readIndex(signal);
-      if (!Object.hasOwn(index.threads, threadId)) return;
-      delete index.threads[threadId];
-      await this.#writeIndex(index, signal);
+      await this.#updateIndex(signal, (index) => {
+        if (!Object.hasOwn(index.threads, threadId)) return false;
+        delete index.threads[threadId];
+        return true;
+      });
     });
   }
 
   #threadPath(threadId: string): string {
     return join(this.#directory, `${encodeThreadId(threadId)}.jsonl`);
+  }
+
+  #lockPath(threadId: string): string {
+    return join(this.#directory, `${encodeThreadId(threadId)}.lock`);
+  }
+
+  /** The thread's rows by `runId` (last line per run wins), from its file. */
+  async #readRuns(
+    threadId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Map<string, RunRecord>> {
+    const text = await readTextFile(this.#threadPath(threadId), signal);
+    throwIfAborted(signal);
+    const runs = new Map<string, RunRecord>();
+    for (const line of (text ?? '').split('\n')) {
+      const run = parseRunLine(line, threadId);
+      if (run !== undefined) runs.set(run.runId, run);
+    }
+    return runs;
+  }
+
+  /**
+   * Read-modify-write of `threads.json` under its lock file (`threads.json.lock`), so that two
+   * instances or processes never overwrite each other's entries. `change` returns false when it
+   * changed nothing (no write).
+   */
+  async #updateIndex(
+    signal: AbortSignal | undefined,
+    change: (index: ThreadIndex) => boolean | void,
+  ): Promise<void> {
+    await mkdir(this.#directory, { recursive: true });
+    await withLockFile(join(this.#directory, `${INDEX_FILE}.lock`), signal, async () => {
+      const index = await this.#readIndex(signal);
+      if (change(index) === false) return;
+      await this.#writeIndex(index, signal);
+    });
   }
 
   async #readIndex(signal: AbortSignal | undefined): Promise<ThreadIndex> {
@@ -235,6 +301,62 @@ export class JsonlHistoryStore implements HistoryStore {
     });
     this.#queue = result.catch(() => undefined);
     return result;
+  }
+}
+
+/** Adds or updates the thread entry of `run` (times, automatic title). */
+function touchThread(index: ThreadIndex, run: RunRecord): void {
+  const thread: ThreadEntry = index.threads[run.threadId] ?? {
+    title: DEFAULT_TITLE,
+    titleSource: 'auto',
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+  };
+  thread.createdAt = Math.min(thread.createdAt, run.createdAt);
+  thread.updatedAt = Math.max(thread.updatedAt, run.updatedAt);
+  if (thread.titleSource === 'auto' && thread.title === DEFAULT_TITLE) {
+    thread.title = titleFromItems(run.items) ?? DEFAULT_TITLE;
+  }
+  index.threads[run.threadId] = thread;
+}
+
+/** How long a lock may be held before other writers take it as left by a dead process (ms). */
+const STALE_LOCK_MS = 10_000;
+
+/**
+ * Runs `task` while holding the lock file `path` (created with `O_EXCL`, removed afterwards).
+ * Waits (polling every few ms) while another writer holds it; removes a lock older than
+ * {@link STALE_LOCK_MS}; gives up with `history_error` after {@link STALE_LOCK_MS}.
+ */
+async function withLockFile<Result>(
+  path: string,
+  signal: AbortSignal | undefined,
+  task: () => Promise<Result>,
+): Promise<Result> {
+  const deadline = Date.now() + STALE_LOCK_MS;
+  for (;;) {
+    throwIfAborted(signal);
+    try {
+      const handle = await open(path, 'wx');
+      await handle.close();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const held = await stat(path).catch(() => undefined);
+    if (held !== undefined && Date.now() - held.mtimeMs > STALE_LOCK_MS) {
+      await rm(path, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new SwitchboardError('history_error', `The lock file ${path} stayed taken.`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 8));
+  }
+  try {
+    return await task();
+  } finally {
+    await rm(path, { force: true });
   }
 }
 

@@ -1,0 +1,104 @@
+import { isSwitchboardError } from '../errors/switchboard-error.ts';
+import type { HistoryStore, RunRecord } from '../history/history-store.ts';
+import type { FunctionCallOutputItem, Item } from '../items.ts';
+
+/** What {@link recoverStaleRuns} needs. */
+export interface RecoveryScope {
+  history: HistoryStore;
+  /** Writes a recovered row (compare-and-set against `expectedVersion`): the run's journal. */
+  write(row: RunRecord, expectedVersion: number): Promise<unknown>;
+  /** The lease owner id of this client: its own `running` rows are stale (it runs none now). */
+  owner: string;
+  /** Milliseconds since the epoch. Default `Date.now()`. */
+  now?: number;
+}
+
+/** Code of the output a recovered call gets, and of a recovered run's `error`. */
+export const OUTCOME_UNKNOWN = 'outcome_unknown';
+
+const UNKNOWN_OUTCOME_MESSAGE =
+  'The outcome of this tool call is unknown: the run stopped (the page closed or the process ' +
+  'died) while the call was in flight. It was not run again; check whether it took effect ' +
+  'before calling it again.';
+
+/**
+ * True for a `running` row nobody runs any more: its lease expired, it has no lease (written
+ * before leases existed), or it is this client's own (this client runs no run of the thread
+ * when it loads it, so its row was left by a run whose final write failed).
+ */
+export function isStale(run: RunRecord, owner: string, now: number): boolean {
+  if (run.status !== 'running') return false;
+  const lease = run.lease;
+  return lease === undefined || lease.owner === owner || lease.expiresAt <= now;
+}
+
+/**
+ * Recovers the thread's stale `running` rows (see {@link isStale}) and returns the thread's rows
+ * as they now stand. A recovered row becomes `failed` (error `outcome_unknown`), and every call
+ * in it without an output gets exactly one: the output stored when it settled (`state.settled`),
+ * or else an error saying the outcome is unknown: the tool is
+ * never run again automatically, the model (and the user) decide. Each recovery is one
+ * compare-and-set, so two clients recovering at once write one output per call; a row another
+ * client changed meanwhile is read again.
+ *
+ * @throws SwitchboardError `history_error` when the store fails.
+ */
+export async function recoverStaleRuns(
+  threadId: string,
+  runs: RunRecord[],
+  scope: RecoveryScope,
+): Promise<RunRecord[]> {
+  const now = scope.now ?? Date.now();
+  if (!runs.some((run) => isStale(run, scope.owner, now))) return runs;
+  for (const run of runs) {
+    if (!isStale(run, scope.owner, now)) continue;
+    try {
+      await scope.write(recovered(run, now), run.version ?? 0);
+    } catch (error) {
+      // Another client recovered (or renewed) it first: the reload below shows what it wrote.
+      if (!isSwitchboardError(error, 'run_claimed')) throw error;
+    }
+  }
+  return await scope.history.loadRuns(threadId);
+}
+
+/** The row of a stale run once recovered. */
+function recovered(run: RunRecord, now: number): RunRecord {
+  const items: Item[] = [...run.items];
+  const answered = new Set(
+    items.flatMap((item) => (item.type === 'function_call_output' ? [item.callId] : [])),
+  );
+  const stored = new Map((run.state?.settled ?? []).map((output) => [output.callId, output]));
+  for (const item of run.items) {
+    if (item.type === 'function_call' && !answered.has(item.callId)) {
+      // A call that settled before the crash keeps its stored output.
+      items.push(stored.get(item.callId) ?? unknownOutcomeOutput(item.callId));
+    }
+  }
+  const row: RunRecord = {
+    ...run,
+    status: 'failed',
+    items,
+    error: {
+      code: OUTCOME_UNKNOWN,
+      message:
+        'The run stopped without finishing (its lease expired); calls in flight have an unknown outcome.',
+    },
+    state: { version: 1, pending: [], activatedTools: run.state?.activatedTools ?? [] },
+    updatedAt: now,
+  };
+  delete row.lease;
+  return row;
+}
+
+function unknownOutcomeOutput(callId: string): FunctionCallOutputItem {
+  return {
+    type: 'function_call_output',
+    callId,
+    output: {
+      text: UNKNOWN_OUTCOME_MESSAGE,
+      isError: true,
+      error: { code: OUTCOME_UNKNOWN, message: UNKNOWN_OUTCOME_MESSAGE },
+    },
+  };
+}

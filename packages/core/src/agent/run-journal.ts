@@ -1,0 +1,438 @@
+import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
+import type { HistoryStore, PendingCall, RunRecord, RunStatus } from '../history/history-store.ts';
+import type { ReplayChannel } from '../internal/replay-channel.ts';
+import { addUsage, type FunctionCallOutputItem, type Item, type Usage } from '../items.ts';
+import type { Chunk, ChunkPayload } from './chunks.ts';
+import type { RunOutcome, RunResult } from './run-result.ts';
+
+/** Default lease of a running run (ms): renewed every third of it while the run is alive. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** What a {@link RunJournal} writes to and who it writes as. */
+export interface RunJournalOptions {
+  history: HistoryStore;
+  threadId: string;
+  channel: ReplayChannel<Chunk>;
+  /** The lease owner id of this client (one per `Agent` instance). */
+  owner: string;
+  /** How long a claim lasts without renewal (ms). */
+  leaseMs: number;
+}
+
+/**
+ * The record of one run, and its only writer: the journal alone emits the run's chunks, appends
+ * its items and writes its row. Every state change — claimed, model turn, calls settled, paused,
+ * stopped, failed — is one compare-and-set write of the whole row (`HistoryStore.compareAndSetRun`
+ * against the version the journal last wrote), so it is stored entirely or not at all, and a
+ * journal that lost its claim to another client writes nothing more (`run_claimed`).
+ *
+ * While the row is `running` the journal holds a lease (owner, expiry) and renews it every
+ * third of `leaseMs` (heartbeat); a row whose lease expired is recovered by the next client that
+ * loads the thread (see `recoverStaleRuns`).
+ */
+export class RunJournal {
+  readonly threadId: string;
+  readonly #history: HistoryStore;
+  readonly #channel: ReplayChannel<Chunk>;
+  readonly #owner: string;
+  readonly #leaseMs: number;
+  /** The run's id; set by {@link beginNew} or {@link continuePaused}. */
+  runId = '';
+  #sequence = 0;
+  #createdAt = Date.now();
+  #previous: Item[] = [];
+  #output: Item[] = [];
+  #usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  #activated: string[] = [];
+  #pending: PendingCall[] = [];
+  /** Outputs of this turn's calls that settled before the turn ended (see `RunState.settled`). */
+  #settled: FunctionCallOutputItem[] = [];
+  /** The version of the row as this journal last wrote or read it (0: no row yet). */
+  #version = 0;
+  #started = false;
+  /** True once a claim of this run was written: from then on this journal owns the row. */
+  #claimed = false;
+  /** Set once another client took the row: nothing more is written. */
+  #lost: SwitchboardError | undefined;
+  /** Writes in order (commits and heartbeats never race on the version). */
+  #writes: Promise<unknown> = Promise.resolve();
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** The row as this journal last wrote it. */
+  #lastRow: RunRecord | undefined;
+
+  constructor(options: RunJournalOptions) {
+    this.threadId = options.threadId;
+    this.#history = options.history;
+    this.#channel = options.channel;
+    this.#owner = options.owner;
+    this.#leaseMs = options.leaseMs;
+  }
+
+  /** Items of the thread before this run. */
+  get previous(): readonly Item[] {
+    return this.#previous;
+  }
+
+  /** Items this run added so far (stored or about to be). */
+  get output(): readonly Item[] {
+    return this.#output;
+  }
+
+  get usage(): Usage {
+    return this.#usage;
+  }
+
+  get activated(): readonly string[] {
+    return this.#activated;
+  }
+
+  get pending(): readonly PendingCall[] {
+    return this.#pending;
+  }
+
+  /** True once this journal claimed the run row (a write of it succeeded). */
+  get claimed(): boolean {
+    return this.#claimed;
+  }
+
+  /** Prepares a new run after the thread's `runs`, starting with `messages`. */
+  beginNew(runs: readonly RunRecord[], messages: readonly Item[]): void {
+    this.runId = crypto.randomUUID();
+    this.#previous = runs.flatMap((run) => run.items);
+    this.#activated = runs.at(-1)?.state?.activatedTools ?? [];
+    this.#output = [...messages];
+  }
+
+  /** Prepares the continuation of the paused row `paused` (the last of `runs`). */
+  continuePaused(runs: readonly RunRecord[], paused: RunRecord): void {
+    this.runId = paused.runId;
+    this.#sequence = (paused.lastSequence ?? -1) + 1;
+    this.#createdAt = paused.createdAt;
+    this.#previous = runs.slice(0, -1).flatMap((run) => run.items);
+    this.#output = [...paused.items];
+    this.#usage = paused.usage ?? this.#usage;
+    this.#activated = paused.state?.activatedTools ?? [];
+    this.#pending = paused.state?.pending ?? [];
+    this.#version = paused.version ?? 0;
+  }
+
+  /** A run id for chunks of a run that failed before it had one. */
+  ensureRunId(): void {
+    if (this.runId === '') this.runId = crypto.randomUUID();
+  }
+
+  /** Emits `run.started` once. */
+  emitStarted(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.emit({ type: 'run.started', threadId: this.threadId });
+  }
+
+  /** Emits one chunk, numbered after the previous one. */
+  emit(payload: ChunkPayload): void {
+    this.#channel.push({ ...payload, runId: this.runId, sequence: this.#sequence++ } as Chunk);
+  }
+
+  /** Adds items to the run; the next write stores them. */
+  append(items: readonly Item[]): void {
+    this.#output.push(...items);
+  }
+
+  addUsage(usage: Usage | undefined): void {
+    this.#usage = addUsage(this.#usage, usage);
+  }
+
+  setActivated(names: readonly string[]): void {
+    this.#activated = [...names];
+  }
+
+  /**
+   * Claims the row as `running` under this client's lease, with `pending` left waiting (a
+   * resume removes the calls it answers). Starts the heartbeat.
+   *
+   * @throws SwitchboardError `run_claimed` when another client wrote the row first (nothing was
+   *   written); `history_error` when the store fails.
+   */
+  async claim(pending: readonly PendingCall[] = []): Promise<void> {
+    this.#pending = [...pending];
+    await this.#write('running', 'claim the run');
+    this.#claimed = true;
+    this.#startHeartbeat();
+  }
+
+  /**
+   * Stores one call's output as soon as it settles, while other calls of the turn still run
+   * (kept in the row's `state.settled` until {@link endTurn}). A failed write is left to the
+   * next one to report.
+   */
+  settle(output: FunctionCallOutputItem): void {
+    if (this.#settled.some((item) => item.callId === output.callId)) return;
+    this.#settled.push(output);
+    this.#write('running', 'save the run').catch(() => undefined);
+  }
+
+  /** Ends a turn: its outputs (`outputs`, in call order) join the items; see {@link commit}. */
+  endTurn(outputs: readonly FunctionCallOutputItem[]): void {
+    this.#settled = [];
+    this.#output.push(...outputs);
+  }
+
+  /**
+   * Stores the run as it stands (`running`, calls settled so far).
+   *
+   * @throws SwitchboardError `run_claimed` or `history_error` as {@link claim}.
+   */
+  async commit(): Promise<void> {
+    await this.#write('running', 'save the run');
+  }
+
+  /**
+   * Writes the row of an earlier run of the thread that this run closes (an abandoned pause, a
+   * recovered crash): one compare-and-set against `expectedVersion`. Returns the new version.
+   *
+   * @throws SwitchboardError `run_claimed` when the row changed meanwhile (nothing written);
+   *   `history_error` when the store fails.
+   */
+  async writeOther(row: RunRecord, expectedVersion: number): Promise<number> {
+    let result;
+    try {
+      result = await this.#history.compareAndSetRun(row, expectedVersion);
+    } catch (error) {
+      throw asHistoryError(error, 'save the run');
+    }
+    if (!result.written) {
+      throw new SwitchboardError(
+        'run_claimed',
+        `Run ${row.runId} of thread ${this.threadId} was changed by another client meanwhile.`,
+        { details: { runId: row.runId, status: result.current?.status } },
+      );
+    }
+    return result.version;
+  }
+
+  /**
+   * Ends the run: closes calls left without an output (unless `paused`, which keeps `pending`),
+   * writes the final row, emits the terminal chunk and returns the result. A store failure turns
+   * the outcome into `failed` with `history_error`; a lost claim into `failed` with
+   * `run_claimed`, writing nothing.
+   */
+  async finish(
+    outcome: RunOutcome,
+    error?: SwitchboardError,
+    pending: readonly PendingCall[] = [],
+  ): Promise<RunResult> {
+    this.#stopHeartbeat();
+    this.#pending = outcome === 'paused' ? [...pending] : [];
+    if (outcome !== 'paused') this.#closeUnansweredCalls(outcome);
+    const terminal = this.#terminalChunk(outcome, error);
+    if (this.#lost !== undefined) return this.#fail(this.#lost);
+    try {
+      // The row records the terminal chunk's sequence, so a resumed run continues numbering.
+      await this.#write(outcome, 'save the run', this.#sequence, error);
+    } catch (writeError) {
+      const failure = asHistoryError(writeError);
+      if (outcome !== 'failed' && !isSwitchboardError(failure, 'run_claimed')) {
+        return await this.finish('failed', failure);
+      }
+      return this.#fail(isSwitchboardError(failure, 'run_claimed') ? failure : (error ?? failure));
+    }
+    this.emit(terminal);
+    return this.result(outcome, error);
+  }
+
+  /**
+   * Ends a run that wrote nothing (a refused or cancelled resume, a lost claim): emits the
+   * terminal chunk and returns the result; the stored thread stays as it was.
+   */
+  endUnwritten(outcome: 'failed' | 'cancelled', error?: SwitchboardError): RunResult {
+    this.#stopHeartbeat();
+    this.emitStarted();
+    this.emit(this.#terminalChunk(outcome, error));
+    return {
+      runId: this.runId,
+      threadId: this.threadId,
+      status: outcome,
+      output: [],
+      interrupts: [],
+      usage: { inputTokens: 0, outputTokens: 0 },
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+
+  /**
+   * After a resume that claimed nothing but emitted chunks under the paused run's id: records
+   * their last sequence in the paused row, so the next resume does not number its chunks the
+   * same. A compare-and-set against the version read: it never undoes another client's claim.
+   */
+  async keepNumbering(paused: RunRecord): Promise<void> {
+    try {
+      await this.#history.compareAndSetRun(
+        { ...paused, lastSequence: this.#sequence - 1 },
+        paused.version ?? 0,
+      );
+    } catch {
+      // Best effort: only the numbering of a later resume's chunks is at stake.
+    }
+  }
+
+  /** The run's result with `outcome` (the interrupts of a `paused` run). */
+  result(outcome: RunOutcome, error?: SwitchboardError): RunResult {
+    const result: RunResult = {
+      runId: this.runId,
+      threadId: this.threadId,
+      status: outcome,
+      output: [...this.#output],
+      interrupts: outcome === 'paused' ? this.#pending.map((pending) => pending.interrupt) : [],
+      usage: this.#usage,
+    };
+    if (error !== undefined) result.error = error;
+    return result;
+  }
+
+  #fail(error: SwitchboardError): RunResult {
+    this.emit({ type: 'run.failed', error });
+    return this.result('failed', error);
+  }
+
+  /** One compare-and-set of the whole row, after every earlier write of this journal. */
+  #write(
+    status: RunStatus,
+    what: string,
+    lastSequence = this.#sequence - 1,
+    error?: SwitchboardError,
+  ): Promise<void> {
+    const row = this.#record(status, lastSequence, error);
+    const written = this.#writes.then(() => this.#writeRow(row, what));
+    this.#writes = written.catch(() => undefined);
+    return written;
+  }
+
+  async #writeRow(row: RunRecord, what: string): Promise<void> {
+    if (this.#lost !== undefined) throw this.#lost;
+    let result;
+    try {
+      // No signal: a state change is stored whole even when the run is being stopped.
+      result = await this.#history.compareAndSetRun(row, this.#version);
+    } catch (error) {
+      throw asHistoryError(error, what);
+    }
+    if (!result.written) {
+      const error = new SwitchboardError(
+        'run_claimed',
+        `Run ${row.runId} of thread ${this.threadId} was claimed by another client ` +
+          '(another tab, process or Agent resumed, stopped or recovered it); this one ran nothing more.',
+        { details: { runId: row.runId, status: result.current?.status } },
+      );
+      // Before the claim, a conflict only means "not ours yet" (see `claimPausedRun`'s retry).
+      if (!this.#claimed) throw error;
+      this.#lost = error;
+      this.#stopHeartbeat();
+      throw error;
+    }
+    this.#version = result.version;
+    this.#lastRow = row;
+  }
+
+  #record(status: RunStatus, lastSequence: number, error?: SwitchboardError): RunRecord {
+    const row: RunRecord = {
+      runId: this.runId,
+      threadId: this.threadId,
+      status,
+      items: [...this.#output],
+      usage: this.#usage,
+      state: { version: 1, pending: [...this.#pending], activatedTools: [...this.#activated] },
+      lastSequence,
+      createdAt: this.#createdAt,
+      updatedAt: Date.now(),
+    };
+    if (error !== undefined) row.error = { code: error.code, message: error.message };
+    if (status === 'running' && this.#settled.length > 0 && row.state !== undefined) {
+      row.state.settled = [...this.#settled];
+    }
+    if (status === 'running') {
+      row.lease = { owner: this.#owner, expiresAt: Date.now() + this.#leaseMs };
+    }
+    return row;
+  }
+
+  #startHeartbeat(): void {
+    if (this.#heartbeat !== undefined) return;
+    let renewing = false;
+    this.#heartbeat = setInterval(
+      () => {
+        const last = this.#lastRow;
+        if (renewing || last?.status !== 'running') return;
+        renewing = true;
+        // Renews the lease of the row as last written (its items unchanged).
+        const renewal = this.#writes.then(async () => {
+          if (this.#heartbeat === undefined || this.#lastRow !== last) return;
+          const lease = { owner: this.#owner, expiresAt: Date.now() + this.#leaseMs };
+          await this.#writeRow({ ...last, lease, updatedAt: Date.now() }, 'renew the lease');
+        });
+        this.#writes = renewal
+          .catch(() => undefined)
+          .finally(() => {
+            renewing = false;
+          });
+      },
+      Math.max(1, Math.floor(this.#leaseMs / 3)),
+    );
+    // Under Node, a pending renewal never keeps the process alive.
+    (this.#heartbeat as { unref?: () => void }).unref?.();
+  }
+
+  #stopHeartbeat(): void {
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+  }
+
+  #terminalChunk(outcome: RunOutcome, error?: SwitchboardError): ChunkPayload {
+    if (outcome === 'completed')
+      return { type: 'run.completed', usage: this.#usage, output: [...this.#output] };
+    if (outcome === 'cancelled') return { type: 'run.cancelled' };
+    if (outcome === 'paused')
+      return { type: 'run.paused', interrupts: this.#pending.map((p) => p.interrupt) };
+    return {
+      type: 'run.failed',
+      error: error ?? new SwitchboardError('model_error', 'The run failed.'),
+    };
+  }
+
+  /**
+   * Keeps the invariant "every function_call has exactly one function_call_output": calls left
+   * without an output when a run stops or fails get a synthetic error output.
+   */
+  #closeUnansweredCalls(outcome: RunOutcome): void {
+    const answered = new Set(
+      this.#output.flatMap((item) => (item.type === 'function_call_output' ? [item.callId] : [])),
+    );
+    for (const item of [...this.#output]) {
+      if (item.type !== 'function_call' || answered.has(item.callId)) continue;
+      this.#output.push(unfinishedCallOutput(item.callId, outcome));
+    }
+  }
+}
+
+/** The synthetic error output of a call the run ended (`outcome`) before it finished. */
+export function unfinishedCallOutput(callId: string, outcome: RunOutcome): FunctionCallOutputItem {
+  const message =
+    outcome === 'cancelled'
+      ? 'The run was stopped before this tool call finished.'
+      : 'The run failed before this tool call finished.';
+  return {
+    type: 'function_call_output',
+    callId,
+    output: { text: message, isError: true, error: { code: outcome, message } },
+  };
+}
+
+/** A store failure as `history_error` (`history_error` and `run_claimed` kept as they are). */
+export function asHistoryError(error: unknown, what = 'save the run'): SwitchboardError {
+  if (isSwitchboardError(error, 'history_error') || isSwitchboardError(error, 'run_claimed')) {
+    return error;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new SwitchboardError('history_error', `Could not ${what}: ${message}`, {
+    cause: error,
+  });
+}
