@@ -14,7 +14,7 @@ import {
 } from '@switchboard/fixtures';
 import { startScriptedModelServer, type ScriptedModelServer } from '@switchboard/fixtures';
 import type { Chunk } from './chunks.ts';
-import type { RunHandle, RunResult } from './run-result.ts';
+import type { RunHandle } from './run-result.ts';
 
 const servers: ScriptedModelServer[] = [];
 
@@ -50,20 +50,8 @@ export async function collect(handle: RunHandle): Promise<Chunk[]> {
   return chunks;
 }
 
-/** Runs `handle` to its end: its chunks and its result. */
-export async function finish(handle: RunHandle): Promise<{ chunks: Chunk[]; result: RunResult }> {
-  const chunks: Chunk[] = [];
-  for await (const chunk of handle.chunks) chunks.push(chunk);
-  return { chunks, result: await handle.result() };
-}
-
-/** The chunks of one `type`, typed as such. */
-export function ofType<T extends Chunk['type']>(
-  chunks: readonly Chunk[],
-  type: T,
-): Extract<Chunk, { type: T }>[] {
-  return chunks.filter((chunk): chunk is Extract<Chunk, { type: T }> => chunk.type === type);
-}
+/** Runs `handle` to its end (`collectRun` of the public testing kit), and the chunks of one type. */
+export { collectRun as finish, ofType } from '../testing/collect-run.ts';
 
 /** The `tool` message answering `callId` in a recorded request (expects there is one). */
 export function toolMessage(
