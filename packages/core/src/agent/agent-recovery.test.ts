@@ -268,3 +268,35 @@ describe('Recovery of runs nobody runs any more', () => {
     expect((await history.loadRuns('t')).map((row) => row.status)).toEqual(['failed', 'completed']);
   });
 });
+
+describe('Agent.loadThread', () => {
+  it('returns a live run as it is and recovers it once its lease expired, without running anything', async () => {
+    const { server, model } = await scripted([TRANSFER, { text: 'Sent.' }]);
+    const transfer = slowTransfer();
+    const inner = new MemoryHistoryStore();
+    const tab = new TabStore(inner);
+    const tools = [transfer.definition];
+    const first = new Agent({ name: 'tab 1', model, history: tab, tools, leaseMs: 300 });
+    void first.execute({ threadId: 't', messages: 'send 5' });
+    await transfer.started.promise;
+
+    // The agent running the thread reads its own live row as it is.
+    expect((await first.loadThread('t')).map((row) => row.status)).toEqual(['running']);
+    const second = new Agent({ name: 'tab 2', model, history: inner, tools, leaseMs: 300 });
+    expect((await second.loadThread('t')).map((row) => row.status)).toEqual(['running']);
+
+    tab.die();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const rows = await second.loadThread('t');
+
+    expect(rows.map((row) => row.status)).toEqual(['failed']);
+    expect(rows[0]?.error?.code).toBe('outcome_unknown');
+    expectEveryCallAnsweredOnce(rows.flatMap((row) => row.items));
+    expect(await inner.loadRuns('t')).toEqual(rows);
+    expect(transfer.runs).toEqual([5]);
+    expect(server.requests).toHaveLength(1);
+    // An unknown thread is empty.
+    expect(await second.loadThread('other')).toEqual([]);
+    transfer.release.resolve();
+  });
+});

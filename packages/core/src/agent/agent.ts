@@ -1,6 +1,6 @@
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import type { HistoryStore } from '../history/history-store.ts';
+import type { HistoryStore, RunRecord } from '../history/history-store.ts';
 import type { MessageItem } from '../items.ts';
 import type { McpServer } from '../mcp/mcp-server.ts';
 import type { Model } from '../model/model.ts';
@@ -10,6 +10,8 @@ import type { CallTask } from './call-task.ts';
 import type { AgentHooks } from './hooks.ts';
 import type { Resolution } from './interrupt.ts';
 import type { RunHandle } from './run-result.ts';
+import { loadRecovered } from './recover-run.ts';
+import { writeOtherRun } from './run-journal.ts';
 import { startRun } from './run.ts';
 
 /**
@@ -112,6 +114,30 @@ export class Agent {
     if (options.leaseMs !== undefined && !(options.leaseMs >= 3)) {
       throw new SwitchboardError('invalid_input', 'leaseMs must be at least 3 (ms).');
     }
+  }
+
+  /**
+   * The thread's run rows, oldest first (`[]` for an unknown thread), after recovering a run
+   * that nobody runs any more: a `running` row whose lease expired (the tab closed or reloaded,
+   * the process died mid-run) becomes `failed` with code `outcome_unknown`, and each of its
+   * calls without an output gets one saying its outcome is unknown — the same recovery the next
+   * `execute` on the thread would do (see {@link AgentOptions.leaseMs}), so a UI that opens the
+   * thread shows it as it will continue. A row of a run in progress (live lease, or this agent
+   * running the thread now) is returned as it is.
+   *
+   * @throws SwitchboardError `history_error` when the store fails; `aborted` when `signal` aborts.
+   */
+  async loadThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord[]> {
+    if (this.#activeThreads.has(threadId)) {
+      // Its `running` row is this agent's own live run: nothing to recover.
+      return await this.history.loadRuns(threadId, options);
+    }
+    return await loadRecovered(threadId, {
+      history: this.history,
+      owner: this.#owner,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      write: (row, expectedVersion) => writeOtherRun(this.history, row, expectedVersion),
+    });
   }
 
   /**

@@ -1,6 +1,7 @@
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { HistoryStore, RunRecord } from '../history/history-store.ts';
 import type { FunctionCallOutputItem, Item } from '../items.ts';
+import { asHistoryError } from './run-journal.ts';
 
 /** What {@link recoverStaleRuns} needs. */
 export interface RecoveryScope {
@@ -60,6 +61,29 @@ export async function recoverStaleRuns(
     }
   }
   return await scope.history.loadRuns(threadId);
+}
+
+/**
+ * The thread's rows as {@link recoverStaleRuns} leaves them: loads them and recovers stale
+ * `running` rows first. What `Agent.execute` and `Agent.loadThread` read a thread with.
+ *
+ * @throws SwitchboardError `history_error` when the store fails; the store's `aborted` when
+ *   `signal` aborts.
+ */
+export async function loadRecovered(
+  threadId: string,
+  scope: RecoveryScope & { signal?: AbortSignal },
+): Promise<RunRecord[]> {
+  const signal = scope.signal;
+  const runs = await scope.history
+    .loadRuns(threadId, signal === undefined ? {} : { signal })
+    .catch((error: unknown) => {
+      throw signal?.aborted === true ? error : asHistoryError(error, 'load the thread');
+    });
+  if (!runs.some((run) => isStale(run, scope.owner, scope.now ?? Date.now()))) return runs;
+  return await recoverStaleRuns(threadId, runs, scope).catch((error: unknown) => {
+    throw asHistoryError(error, 'recover the thread');
+  });
 }
 
 /** The row of a stale run once recovered. */

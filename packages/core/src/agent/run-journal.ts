@@ -194,20 +194,7 @@ export class RunJournal {
    *   `history_error` when the store fails.
    */
   async writeOther(row: RunRecord, expectedVersion: number): Promise<number> {
-    let result;
-    try {
-      result = await this.#history.compareAndSetRun(row, expectedVersion);
-    } catch (error) {
-      throw asHistoryError(error, 'save the run');
-    }
-    if (!result.written) {
-      throw new SwitchboardError(
-        'run_claimed',
-        `Run ${row.runId} of thread ${this.threadId} was changed by another client meanwhile.`,
-        { details: { runId: row.runId, status: result.current?.status } },
-      );
-    }
-    return result.version;
+    return await writeOtherRun(this.#history, row, expectedVersion);
   }
 
   /**
@@ -424,6 +411,35 @@ export function unfinishedCallOutput(callId: string, outcome: RunOutcome): Funct
     callId,
     output: { text: message, isError: true, error: { code: outcome, message } },
   };
+}
+
+/**
+ * One compare-and-set of a row no live run of this client owns (an abandoned pause, a recovered
+ * crash): see {@link RunJournal.writeOther}. Returns the new version. Kept here so that the
+ * journal module stays the only code that writes run rows.
+ *
+ * @throws SwitchboardError `run_claimed` when the row changed meanwhile (nothing written);
+ *   `history_error` when the store fails.
+ */
+export async function writeOtherRun(
+  history: HistoryStore,
+  row: RunRecord,
+  expectedVersion: number,
+): Promise<number> {
+  let result;
+  try {
+    result = await history.compareAndSetRun(row, expectedVersion);
+  } catch (error) {
+    throw asHistoryError(error, 'save the run');
+  }
+  if (!result.written) {
+    throw new SwitchboardError(
+      'run_claimed',
+      `Run ${row.runId} of thread ${row.threadId} was changed by another client meanwhile.`,
+      { details: { runId: row.runId, status: result.current?.status } },
+    );
+  }
+  return result.version;
 }
 
 /** A store failure as `history_error` (`history_error` and `run_claimed` kept as they are). */

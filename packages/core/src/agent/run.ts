@@ -10,19 +10,14 @@ import { whenQuiet, type CallTask } from './call-task.ts';
 import type { Chunk } from './chunks.ts';
 import type { HookScope } from './hooks.ts';
 import type { Resolution } from './interrupt.ts';
-import { isStale, recoverStaleRuns } from './recover-run.ts';
+import { loadRecovered } from './recover-run.ts';
 import {
   abandonPausedRun,
   claimPausedRun,
   deliverResolutions,
   type LiveCalls,
 } from './resume-run.ts';
-import {
-  DEFAULT_LEASE_MS,
-  RunJournal,
-  asHistoryError,
-  unfinishedCallOutput,
-} from './run-journal.ts';
+import { DEFAULT_LEASE_MS, RunJournal, unfinishedCallOutput } from './run-journal.ts';
 import type { RunHandle, RunResult } from './run-result.ts';
 import { ToolCalls, runHook } from './tool-calls.ts';
 import { Toolset } from './toolset.ts';
@@ -203,19 +198,11 @@ class Run {
 
   /** The thread's rows, stale `running` rows recovered first (see `recoverStaleRuns`). */
   async #loadThread(): Promise<RunRecord[]> {
-    const history = this.#setup.history;
-    const load = () =>
-      history.loadRuns(this.#setup.threadId, { signal: this.#signal }).catch((error: unknown) => {
-        throw this.#signal.aborted ? error : asHistoryError(error, 'load the thread');
-      });
-    const runs = await load();
-    if (!runs.some((run) => isStale(run, this.#setup.owner, Date.now()))) return runs;
-    return await recoverStaleRuns(this.#setup.threadId, runs, {
-      history,
+    return await loadRecovered(this.#setup.threadId, {
+      history: this.#setup.history,
       owner: this.#setup.owner,
+      signal: this.#signal,
       write: (row, expectedVersion) => this.#journal.writeOther(row, expectedVersion),
-    }).catch((error: unknown) => {
-      throw asHistoryError(error, 'recover the thread');
     });
   }
 
