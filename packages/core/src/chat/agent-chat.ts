@@ -1,13 +1,22 @@
 import type { Agent } from '../agent/agent.ts';
+import { OUTCOME_UNKNOWN } from '../agent/recover-run.ts';
 import type { Chunk } from '../agent/chunks.ts';
 import type { Interrupt, Resolution } from '../agent/interrupt.ts';
 import type { RunHandle, RunResult } from '../agent/run-result.ts';
-import { SwitchboardError } from '../errors/switchboard-error.ts';
+import { SwitchboardError, type SwitchboardErrorCode } from '../errors/switchboard-error.ts';
+import type { RunRecord } from '../history/history-store.ts';
 import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
 import { chatMessagesFromItems, type ChatMessage, type ChatPart } from './chat-message.ts';
+import { followRun } from './follow-run.ts';
 
-/** What a chat is doing. `paused`: interrupts wait for the human. */
-export type ChatStatus = 'idle' | 'loading' | 'streaming' | 'paused' | 'error';
+/**
+ * What a chat is doing. `paused`: interrupts wait for the human. `running-elsewhere`: the
+ * thread's run is running in another client (another tab, process or `Agent`, e.g. the tab that
+ * won a race to approve the same call): the chat shows what that run has stored and follows it
+ * until it ends; a new message would be refused (`run_in_progress`) until then.
+ */
+export type ChatStatus =
+  'idle' | 'loading' | 'streaming' | 'paused' | 'running-elsewhere' | 'error';
 
 /** An immutable view of a chat; a new object only when something changed. */
 export interface ChatSnapshot {
@@ -30,6 +39,14 @@ export interface ChatSnapshot {
  * the `useSyncExternalStore` contract). It loads the thread's history — including a paused
  * run's interrupts, so a reload shows the same pending approval or form — sends user messages,
  * answers interrupts and folds the run's chunks into {@link ChatMessage}s.
+ *
+ * Several clients on one thread (two tabs over one IndexedDB store): an answer another client
+ * gave first (`run_claimed`) is no error here — the chat reloads the thread and shows what is
+ * stored; while the other client's run is still `running` the status is `running-elsewhere`
+ * and the chat reads the thread every second (while it has subscribers, or until it is told to
+ * send or answer) until that run ends, so every tab ends showing the same outcome. A run left
+ * `running` by a page that closed or reloaded mid-run is recovered when its lease expires (see
+ * `Agent.loadThread`): its open calls show an `outcome_unknown` output and the thread continues.
  */
 export class AgentChat {
   readonly agent: Agent;
@@ -41,6 +58,10 @@ export class AgentChat {
   #queued: Resolution[] = [];
   /** Unsubscribes from the MCP servers' status while this chat has listeners. */
   #unwatchServers: (() => void) | undefined;
+  /** Stops following another client's run (see {@link followRun}). */
+  #following: AbortController | undefined;
+  /** What the snapshot shows of the stored rows, to notify only when it changed. */
+  #shownRows = '';
 
   constructor(agent: Agent, options: { threadId?: string } = {}) {
     this.agent = agent;
@@ -56,11 +77,14 @@ export class AgentChat {
   subscribe(listener: () => void): () => void {
     this.#listeners.add(listener);
     this.#unwatchServers ??= this.#watchServers();
+    // Following stops when nobody looks (a closed view) and starts again with a new subscriber.
+    if (this.#snapshot.status === 'running-elsewhere') this.#follow();
     return () => {
       this.#listeners.delete(listener);
       if (this.#listeners.size > 0) return;
       this.#unwatchServers?.();
       this.#unwatchServers = undefined;
+      this.#stopFollowing();
     };
   }
 
@@ -68,22 +92,18 @@ export class AgentChat {
     return this.#snapshot;
   }
 
-  /** Loads the thread's stored messages and pending interrupts (once; later calls share it). */
+  /**
+   * Loads the thread's stored messages and pending interrupts (once; later calls share it),
+   * through `Agent.loadThread`: a run left `running` by a page that closed mid-run is recovered
+   * once its lease expired. A run still `running` in another client gives the status
+   * `running-elsewhere`, and the chat follows it until it ends.
+   */
   load(options: { signal?: AbortSignal } = {}): Promise<void> {
     this.#loaded ??= (async () => {
       this.#set({ status: 'loading' });
       try {
-        const runs = await this.agent.history.loadRuns(this.#snapshot.threadId, options);
-        const last = runs.at(-1);
-        const interrupts =
-          last?.status === 'paused'
-            ? (last.state?.pending ?? []).map((pending) => pending.interrupt)
-            : [];
-        const messages = markWaiting(
-          chatMessagesFromItems(runs.flatMap((run) => run.items)),
-          interrupts,
-        );
-        this.#set({ messages, interrupts, status: interrupts.length > 0 ? 'paused' : 'idle' });
+        this.#showRows(await this.agent.loadThread(this.#snapshot.threadId, options));
+        if (this.#snapshot.status === 'running-elsewhere') this.#follow();
       } catch (error) {
         this.#loaded = undefined;
         this.#set({
@@ -111,6 +131,7 @@ export class AgentChat {
       );
     }
     await this.load();
+    this.#stopFollowing();
     const userMessage: ChatMessage = {
       id: crypto.randomUUID(),
       role: 'user',
@@ -141,13 +162,17 @@ export class AgentChat {
       return undefined;
     }
     await this.load();
+    this.#stopFollowing();
+    const shown = this.#snapshot.interrupts.some((interrupt) => interrupt.callId === callId);
     const answered = this.#snapshot.interrupts.filter((interrupt) => interrupt.callId !== callId);
     const handle = this.agent.execute({
       threadId: this.#snapshot.threadId,
       resolutions: [resolution],
     });
     this.#snapshot = { ...this.#snapshot, interrupts: answered };
-    return await this.#stream(handle, this.#snapshot.messages);
+    return await this.#stream(handle, this.#snapshot.messages, (error) =>
+      answeredElsewhere(error, shown),
+    );
   }
 
   /** Approves a held call. */
@@ -197,18 +222,31 @@ export class AgentChat {
     return await this.resolve(callId, 'approve');
   }
 
-  /** Stops the streaming run, if any. */
+  /** Stops the streaming run, if any. (A run of another client is not this chat's to stop.) */
   stop(): void {
     this.#run?.stop();
   }
 
-  async #stream(run: RunHandle, messages: readonly ChatMessage[]): Promise<RunResult> {
+  /**
+   * Streams `run` into the snapshot. `elsewhere` is given for a resume: a failure for which it
+   * is true means another client answered first — not shown as an error; the thread is read
+   * again.
+   */
+  async #stream(
+    run: RunHandle,
+    messages: readonly ChatMessage[],
+    elsewhere?: (error: SwitchboardError) => boolean,
+  ): Promise<RunResult> {
+    const resumed = elsewhere !== undefined;
     this.#run = run;
     const base = { ...this.#snapshot };
     delete base.error;
     this.#snapshot = { ...base, messages, status: 'streaming' };
     this.#notify();
-    const assistantId = crypto.randomUUID();
+    // A resumed run continues the paused run's assistant message, as the stored thread shows it
+    // (so a tab that followed the run from history shows the same messages).
+    const last = messages.at(-1);
+    const assistantId = resumed && last?.role === 'assistant' ? last.id : crypto.randomUUID();
     for await (const chunk of run.chunks) this.#apply(assistantId, chunk);
     this.#run = undefined;
     const result = await run.result();
@@ -219,7 +257,8 @@ export class AgentChat {
         ...(result.error === undefined ? {} : { error: result.error }),
       });
     } else if (result.status === 'failed' && result.error !== undefined) {
-      this.#set({ status: 'error', error: result.error, interrupts: [] });
+      if (elsewhere?.(result.error) === true) await this.#reload();
+      else this.#set({ status: 'error', error: result.error, interrupts: [] });
     } else {
       this.#set({ status: 'idle', interrupts: [] });
     }
@@ -228,6 +267,55 @@ export class AgentChat {
       return (await this.resolve(queued.callId, queued.action, queued.content)) ?? result;
     }
     return result;
+  }
+
+  /** Reads the thread again and shows it (following a run another client runs). */
+  async #reload(): Promise<void> {
+    try {
+      this.#showRows(await this.agent.loadThread(this.#snapshot.threadId));
+      if (this.#snapshot.status === 'running-elsewhere') this.#follow();
+    } catch (error) {
+      this.#set({ status: 'error', error: asLoadError(error), interrupts: [] });
+    }
+  }
+
+  /** Shows the stored `runs`; see {@link storedView}. */
+  #showRows(runs: readonly RunRecord[], followed = false): void {
+    const key = rowsKey(runs);
+    if (key === this.#shownRows && this.#snapshot.status === 'running-elsewhere') return;
+    this.#shownRows = key;
+    const view = storedView(runs, followed);
+    const base = { ...this.#snapshot };
+    delete base.error;
+    this.#snapshot = { ...base, ...view };
+    this.#notify();
+  }
+
+  /** Starts following the thread's run of another client, unless already following. */
+  #follow(): void {
+    if (this.#following !== undefined || this.#run !== undefined) return;
+    const controller = new AbortController();
+    this.#following = controller;
+    const signal = controller.signal;
+    followRun({
+      load: (loadSignal) => this.agent.loadThread(this.#snapshot.threadId, { signal: loadSignal }),
+      onRows: (runs) => this.#showRows(runs, true),
+      signal,
+    }).then(
+      () => {
+        if (this.#following === controller) this.#following = undefined;
+      },
+      (error: unknown) => {
+        if (this.#following !== controller) return;
+        this.#following = undefined;
+        this.#set({ status: 'error', error: asLoadError(error), interrupts: [] });
+      },
+    );
+  }
+
+  #stopFollowing(): void {
+    this.#following?.abort();
+    this.#following = undefined;
   }
 
   #apply(assistantId: string, chunk: Chunk): void {
@@ -346,6 +434,58 @@ export class AgentChat {
   #notify(): void {
     for (const listener of this.#listeners) listener();
   }
+}
+
+/**
+ * A resume that failed because another client answered first: `run_claimed`, or — for a call
+ * this chat showed as waiting (`shown`) — `not_paused` / `unknown_call_id` (the other client's
+ * answer was stored before this one read the thread).
+ */
+function answeredElsewhere(error: SwitchboardError, shown: boolean): boolean {
+  return (
+    error.code === 'run_claimed' ||
+    (shown && (error.code === 'not_paused' || error.code === 'unknown_call_id'))
+  );
+}
+
+/**
+ * What the snapshot shows of stored rows: the messages, the paused run's interrupts, and the
+ * status (`running-elsewhere` while the last run is `running`). A run the chat `followed` that
+ * ended `failed` shows its error, as the tab that ran it does; not a recovered one (code
+ * `outcome_unknown`): its call cards say what is unknown and the thread continues, and it then
+ * looks the same whether the lease expired before or after this chat loaded the thread.
+ */
+function storedView(
+  runs: readonly RunRecord[],
+  followed: boolean,
+): Pick<ChatSnapshot, 'messages' | 'interrupts' | 'status' | 'error'> {
+  const last = runs.at(-1);
+  const interrupts =
+    last?.status === 'paused'
+      ? (last.state?.pending ?? []).map((pending) => pending.interrupt)
+      : [];
+  const messages = markWaiting(chatMessagesFromItems(runs.flatMap((run) => run.items)), interrupts);
+  if (last?.status === 'running') return { messages, interrupts, status: 'running-elsewhere' };
+  if (
+    followed &&
+    last?.status === 'failed' &&
+    last.error !== undefined &&
+    last.error.code !== OUTCOME_UNKNOWN
+  ) {
+    const error = new SwitchboardError(last.error.code as SwitchboardErrorCode, last.error.message);
+    return { messages, interrupts, status: 'error', error };
+  }
+  return { messages, interrupts, status: interrupts.length > 0 ? 'paused' : 'idle' };
+}
+
+/** What of `runs` the snapshot shows (a lease renewal alone changes nothing shown). */
+function rowsKey(runs: readonly RunRecord[]): string {
+  const last = runs.at(-1);
+  return [runs.length, last?.runId, last?.status, last?.items.length].join(':');
+}
+
+function asLoadError(error: unknown): SwitchboardError {
+  return new SwitchboardError('history_error', 'Could not load the thread.', { cause: error });
 }
 
 /** The names of `agent`'s MCP servers whose status is `needs-auth`, in the agent's order. */
