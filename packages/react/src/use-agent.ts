@@ -26,7 +26,11 @@ export interface UseAgentResult {
   threadId: string;
   /** Messages of the thread, including the one streaming now (updated at most once a frame). */
   messages: readonly ChatMessage[];
-  /** `loading` (history), `streaming`, `paused` (see `interrupts`), `error` or `idle`. */
+  /**
+   * `loading` (history), `streaming`, `paused` (see `interrupts`), `running-elsewhere` (another
+   * tab or client runs the thread's run: the messages follow what it stores until it ends;
+   * disable sending meanwhile), `error` or `idle`.
+   */
   status: ChatStatus;
   /** Calls held for the human (approvals, forms, URLs), oldest first. */
   interrupts: readonly Interrupt[];
@@ -145,7 +149,9 @@ export function useAgent(
     let last = chat.getSnapshot().status;
     return chat.subscribe(() => {
       const status = chat.getSnapshot().status;
-      if (last === 'streaming' && status !== 'streaming') {
+      // A run of this chat, or one another tab ran that this chat followed, has ended.
+      const ran = (value: string) => value === 'streaming' || value === 'running-elsewhere';
+      if (ran(last) && !ran(status)) {
         void queryClient.invalidateQueries({
           queryKey: switchboardQueryKeys.threads(chat.agent.history),
         });
