@@ -80,8 +80,9 @@ export function App({
       history,
       deferredToolsInstructions: false,
       ...(approvalPolicy === undefined ? {} : { approvalPolicy }),
+      ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
     });
-  }, [settings, config.modelBaseUrl, agentServers, history]);
+  }, [settings, config.modelBaseUrl, config.leaseMs, agentServers, history]);
   const chat = useAgent(agent, { threadId });
 
   // Adjusted during render (React's pattern for state derived from changing inputs): the next

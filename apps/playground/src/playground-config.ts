@@ -1,3 +1,5 @@
+import { leaseMsFromQuery } from './lease-setting.ts';
+
 /** Where the playground's local servers run. */
 export interface PlaygroundConfig {
   /** The everything server's MCP endpoint (Streamable HTTP, 2025 era). */
@@ -14,6 +16,8 @@ export interface PlaygroundConfig {
   protectedDemoUrl: string;
   /** The scripted model server's OpenAI-compatible base URL (ends in `/v1`). */
   modelBaseUrl: string;
+  /** The agent's run lease in ms (`?leaseMs=` in the page URL, see `leaseMsFromQuery`). */
+  leaseMs?: number;
 }
 
 /**
@@ -28,7 +32,13 @@ export const playgroundConfig: PlaygroundConfig = {
   protectedDemoUrl:
     import.meta.env.VITE_SWITCHBOARD_DEMO_PROTECTED_URL ?? `${demoUrl}/protected/mcp`,
   modelBaseUrl: import.meta.env.VITE_SWITCHBOARD_MODEL_BASE_URL ?? 'http://127.0.0.1:3002/v1',
+  ...leaseFromPageUrl(),
 };
+
+function leaseFromPageUrl(): { leaseMs?: number } {
+  const leaseMs = leaseMsFromQuery(globalThis.location?.search ?? '');
+  return leaseMs === undefined ? {} : { leaseMs };
+}
 
 /** The scripted model server's own URL (no `/v1`), which the Anthropic SDK wants. */
 export function modelServerUrl(config: PlaygroundConfig): string {

@@ -58,6 +58,9 @@ export function ChatPanel({
   const [sendProblem, setSendProblem] = useState<string | undefined>();
   const listEnd = useRef<HTMLDivElement>(null);
   const streaming = status === 'streaming';
+  // Another tab (or client) runs this thread: it would refuse a new message until that run ends.
+  const elsewhere = status === 'running-elsewhere';
+  const busy = streaming || elsewhere;
   const lastMessage = messages.at(-1);
 
   useEffect(() => {
@@ -66,7 +69,7 @@ export function ChatPanel({
 
   const submit = (text: string) => {
     const trimmed = text.trim();
-    if (trimmed === '' || streaming) return;
+    if (trimmed === '' || busy) return;
     setDraft('');
     setSendProblem(undefined);
     send(trimmed).catch((failure: unknown) => {
@@ -118,7 +121,7 @@ export function ChatPanel({
                   <button
                     type="button"
                     className="suggestion suggestion--large"
-                    disabled={streaming}
+                    disabled={busy}
                     onClick={() => submit(suggestion.text)}
                   >
                     <span className="suggestion__text">{suggestion.text}</span>
@@ -134,6 +137,11 @@ export function ChatPanel({
               <ChatMessageView key={message.id} message={message} />
             ))}
           </ol>
+        )}
+        {elsewhere && (
+          <p className="chat__thinking" role="status" data-testid="chat-running-elsewhere">
+            Running in another tab… this conversation updates here when that run ends.
+          </p>
         )}
         {streaming && lastMessage?.role !== 'assistant' && (
           <p className="chat__thinking" data-testid="chat-thinking">
@@ -194,7 +202,7 @@ export function ChatPanel({
                 type="button"
                 className="suggestion"
                 title={`Shows ${suggestion.shows}`}
-                disabled={streaming}
+                disabled={busy}
                 onClick={() => submit(suggestion.text)}
               >
                 {suggestion.text}
@@ -233,7 +241,7 @@ export function ChatPanel({
             type="submit"
             className="button"
             data-testid="send-button"
-            disabled={streaming || draft.trim() === ''}
+            disabled={busy || draft.trim() === ''}
           >
             Send
           </button>
