@@ -43,8 +43,9 @@ export interface ChatSnapshot {
  * Several clients on one thread (two tabs over one IndexedDB store): an answer another client
  * gave first (`run_claimed`) is no error here — the chat reloads the thread and shows what is
  * stored; while the other client's run is still `running` the status is `running-elsewhere`
- * and the chat reads the thread every second (while it has subscribers, or until it is told to
- * send or answer) until that run ends, so every tab ends showing the same outcome. A run left
+ * and the chat reads the thread every second until that run ends, so every tab ends showing the
+ * same outcome (it stops reading when its last subscriber leaves, and starts again with the
+ * next one; `send` and `resolve` stop it too). A run left
  * `running` by a page that closed or reloaded mid-run is recovered when its lease expires (see
  * `Agent.loadThread`): its open calls show an `outcome_unknown` output and the thread continues.
  */
