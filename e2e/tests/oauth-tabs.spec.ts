@@ -110,6 +110,13 @@ function watchConsoleErrors(page: Page): string[] {
   return errors;
 }
 
+/**
+ * Control requests open a connection each: minutes apart, a kept-alive socket may be closed by
+ * the server (Node's 5 s keep-alive timeout) just as it is reused, which fails the request with
+ * ECONNRESET ("socket hang up").
+ */
+const NO_KEEP_ALIVE = { connection: 'close' };
+
 /** The demo server's count of token requests from `clientId`, by grant type. */
 async function tokenRequests(
   request: APIRequestContext,
@@ -117,6 +124,7 @@ async function tokenRequests(
 ): Promise<{ authorization_code: number; refresh_token: number }> {
   const response = await request.get(
     `${playgroundUrls().demoUrl}/control/oauth/token-requests?clientId=${encodeURIComponent(clientId)}`,
+    { headers: NO_KEEP_ALIVE },
   );
   expect(response.status()).toBe(200);
   return (await response.json()) as { authorization_code: number; refresh_token: number };
@@ -126,7 +134,7 @@ async function tokenRequests(
 async function expireAccessTokens(request: APIRequestContext, clientId: string): Promise<number> {
   const response = await request.post(
     `${playgroundUrls().demoUrl}/control/oauth/expire-access-tokens`,
-    { data: { clientId } },
+    { data: { clientId }, headers: NO_KEEP_ALIVE },
   );
   expect(response.status()).toBe(200);
   return ((await response.json()) as { expired: number }).expired;

@@ -7,6 +7,7 @@ import type { CompareAndSetResult, HistoryStore, RunRecord } from '../history/hi
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { JsonlHistoryStore } from '../node/jsonl-history-store.ts';
 import { tool } from '../tools/tool.ts';
+import { mockModel, textTurn, toolCallTurn } from '../testing/mock-model.ts';
 import { Agent } from './agent.ts';
 import {
   closeScriptedModelServers,
@@ -298,5 +299,52 @@ describe('Agent.loadThread', () => {
     // An unknown thread is empty.
     expect(await second.loadThread('other')).toEqual([]);
     transfer.release.resolve();
+  });
+
+  it('loadThread never recovers a run the same agent started while the rows were loading', async () => {
+    // The UI opens the thread and the user sends at once: the load reads the new run's
+    // `running` row (this agent's own lease) after the run started; it is live, not stale.
+    class SlowFirstLoad extends MemoryHistoryStore {
+      #loads = 0;
+      override async loadRuns(
+        threadId: string,
+        options?: { signal?: AbortSignal },
+      ): Promise<RunRecord[]> {
+        this.#loads += 1;
+        if (this.#loads === 1) await new Promise((resolve) => setTimeout(resolve, 50));
+        return await super.loadRuns(threadId, options);
+      }
+    }
+    const history = new SlowFirstLoad();
+    const ran: string[] = [];
+    const pay = tool({
+      name: 'pay',
+      description: 'Pays',
+      input: z.object({}),
+      execute: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        ran.push('paid');
+        return 'paid';
+      },
+    });
+    const agent = new Agent({
+      name: 'ui',
+      history,
+      model: mockModel([
+        toolCallTurn([{ name: 'pay', arguments: {}, callId: 'c_pay' }]),
+        textTurn('Paid.'),
+      ]),
+      tools: [pay],
+    });
+
+    const loading = agent.loadThread('t');
+    const run = agent.execute({ threadId: 't', messages: 'pay' });
+    await loading;
+    const result = await run.result();
+
+    expect(result.status).toBe('completed');
+    expect(ran).toEqual(['paid']);
+    const [stored] = await history.loadRuns('t');
+    expect(stored?.status).toBe('completed');
   });
 });

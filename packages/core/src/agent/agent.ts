@@ -136,7 +136,14 @@ export class Agent {
       history: this.history,
       owner: this.#owner,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
-      write: (row, expectedVersion) => writeOtherRun(this.history, row, expectedVersion),
+      write: (row, expectedVersion) => {
+        // Checked at write time, not only before the load: a run this agent started while the
+        // rows were loading is live, and its `running` row must not be recovered.
+        if (this.#activeThreads.has(threadId)) {
+          throw new SwitchboardError('run_claimed', 'This agent is running the thread now.');
+        }
+        return writeOtherRun(this.history, row, expectedVersion);
+      },
     });
   }
 

@@ -1,4 +1,13 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  appendFile,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -212,4 +221,29 @@ describe('JsonlHistoryStore files', () => {
     expect(isSwitchboardError(cycleError, 'invalid_input')).toBe(true);
     expect(await store.listThreads()).toEqual([]);
   });
+
+  it('a lock left by a dead process lets exactly one of several writers through', async () => {
+    // Several writers find the same stale lock at once: only one may break it, and none may
+    // remove the fresh lock another just took (two compare-and-sets at one version otherwise).
+    let doubleWrites = 0;
+    for (let trial = 0; trial < 60; trial++) {
+      const stores = [0, 1, 2].map(() => new JsonlHistoryStore({ directory }));
+      const threadId = `stale-${trial}`;
+      const row = (content: string) =>
+        makeRun(threadId, 'r1', 2, [userMessage(content)], { status: 'running' });
+      await stores[0]?.saveRun(makeRun(threadId, 'r0', 1, [userMessage('seed')]));
+      const lock = join(directory, `${encodeThreadId(threadId)}.lock`);
+      await writeFile(lock, '');
+      const longAgo = new Date(Date.now() - 60_000);
+      await utimes(lock, longAgo, longAgo);
+      const results = await Promise.all(
+        stores.map((store, index) =>
+          store.compareAndSetRun(row(`writer ${index}`), 0).then((result) => result.written),
+        ),
+      );
+      if (results.filter(Boolean).length !== 1) doubleWrites += 1;
+    }
+    expect(doubleWrites).toBe(0);
+    expect((await readdir(directory)).filter((name) => name.includes('.lock'))).toEqual([]);
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import {
@@ -345,7 +346,7 @@ async function withLockFile<Result>(
     }
     const held = await stat(path).catch(() => undefined);
     if (held !== undefined && Date.now() - held.mtimeMs > STALE_LOCK_MS) {
-      await rm(path, { force: true });
+      await breakStaleLock(path, held);
       continue;
     }
     if (Date.now() > deadline) {
@@ -357,6 +358,36 @@ async function withLockFile<Result>(
     return await task();
   } finally {
     await rm(path, { force: true });
+  }
+}
+
+/**
+ * Removes a lock file left by a dead process. Several writers may find the same stale lock; if
+ * each removed it, one could remove the fresh lock another had just taken, and two writers would
+ * run at once. So only the writer holding `<path>.break` (created with `O_EXCL`) removes it, and
+ * only while it is still the same file (inode) and still stale. A break lock left by a crash is
+ * itself removed once stale (that needs a second crash within the break's few milliseconds to
+ * go wrong).
+ */
+async function breakStaleLock(path: string, seen: Stats): Promise<void> {
+  const breaker = `${path}.break`;
+  try {
+    await (await open(breaker, 'wx')).close();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const other = await stat(breaker).catch(() => undefined);
+    if (other !== undefined && Date.now() - other.mtimeMs > STALE_LOCK_MS) {
+      await rm(breaker, { force: true });
+    }
+    return;
+  }
+  try {
+    const now = await stat(path).catch(() => undefined);
+    if (now !== undefined && now.ino === seen.ino && Date.now() - now.mtimeMs > STALE_LOCK_MS) {
+      await rm(path, { force: true });
+    }
+  } finally {
+    await rm(breaker, { force: true });
   }
 }
 
