@@ -9,6 +9,7 @@ import {
   type SlowElicitationServer,
 } from '@switchboard/fixtures';
 import { tool } from '../tools/tool.ts';
+import { mockModel, textTurn, toolCallTurn } from '../testing/mock-model.ts';
 import { Agent } from './agent.ts';
 import {
   closeScriptedModelServers,
@@ -249,5 +250,49 @@ describe('stop() owns what it stops', () => {
     const done = await agent.execute(approve).result();
     expect(done.status).toBe('completed');
     expect(runs).toEqual(['/a']);
+  });
+
+  it('stop() while a resume claims the run: the approved tool never starts, history says so', async () => {
+    const ran: string[] = [];
+    const pay = tool({
+      name: 'pay',
+      description: 'Pays',
+      input: z.object({}),
+      needsApproval: true,
+      execute: () => {
+        ran.push('paid');
+        return 'paid';
+      },
+    });
+    const history = new MemoryHistoryStore();
+    const agent = new Agent({
+      name: 'payments',
+      history,
+      model: mockModel([
+        toolCallTurn([{ name: 'pay', arguments: {}, callId: 'c_pay' }]),
+        textTurn('Paid.'),
+      ]),
+      tools: [pay],
+    });
+    expect((await agent.execute({ threadId: 't', messages: 'pay' }).result()).status).toBe(
+      'paused',
+    );
+
+    const resumed = agent.execute({
+      threadId: 't',
+      resolutions: [{ callId: 'c_pay', action: 'approve' }],
+    });
+    // A few microtasks in: the resume is claiming the run (not stopped synchronously).
+    for (let tick = 0; tick < 3; tick++) await Promise.resolve();
+    resumed.stop();
+    const result = await resumed.result();
+
+    expect(result.status).toBe('cancelled');
+    expect(ran).toEqual([]);
+    const outputs = (await history.loadRuns('t'))
+      .flatMap((run) => run.items)
+      .filter((item) => item.type === 'function_call_output');
+    expect(outputs).toHaveLength(1);
+    expect(JSON.stringify(outputs[0])).not.toContain('paid');
   });
 });

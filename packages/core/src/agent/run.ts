@@ -163,6 +163,9 @@ class Run {
       return await journal.finish('failed', asRunError(error));
     }
     try {
+      // Stopped while claiming: end before any approved call starts, so what is stored (each
+      // call "stopped before it finished") is what ran: nothing.
+      if (this.#signal.aborted) return await this.#end('cancelled');
       const toolset = new Toolset(await this.#collectTools(), journal.activated);
       this.#toolCalls.useToolset(toolset);
       // Only now: an approved call looks its tool up in the toolset the moment it starts.
