@@ -4,6 +4,7 @@ import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { tool } from '../tools/tool.ts';
 import type { ToolAnnotations } from '../tools/tool-annotations.ts';
 import type { Tool } from '../tools/tool-types.ts';
+import { mockModel, toolCallTurn } from '../testing/mock-model.ts';
 import { Agent } from './agent.ts';
 import {
   closeScriptedModelServers,
@@ -380,5 +381,42 @@ describe('Agent approvals', () => {
     expect(probe({ readOnlyHint: true })).toBe(false);
     expect(probe({ readOnlyHint: true, destructiveHint: true })).toBe(false);
     expect(probe({ title: 'Open world', openWorldHint: true })).toBe(true);
+  });
+
+  it('a policy that throws holds that call for approval; its sibling call runs to its end', async () => {
+    const ran: string[] = [];
+    const pay = tool({
+      name: 'pay',
+      description: 'Pays',
+      input: z.object({ to: z.string() }),
+      execute: async ({ to }) => {
+        if (to === 'a') await new Promise((resolve) => setTimeout(resolve, 100));
+        ran.push(to);
+        return `paid ${to}`;
+      },
+    });
+    const agent = new Agent({
+      name: 'payments',
+      history: new MemoryHistoryStore(),
+      model: mockModel([
+        toolCallTurn([
+          { name: 'pay', arguments: { to: 'a' }, callId: 'c_a' },
+          { name: 'pay', arguments: { to: 'b' }, callId: 'c_b' },
+        ]),
+      ]),
+      tools: [pay],
+      approvalPolicy: (args) => {
+        if ((args as { to: string }).to === 'b') throw new Error('policy service down');
+        return false;
+      },
+    });
+
+    const result = await agent.execute({ threadId: 't', messages: 'pay a and b' }).result();
+
+    expect(result.status).toBe('paused');
+    expect(result.interrupts.map((interrupt) => interrupt.callId)).toEqual(['c_b']);
+    expect(ran).toEqual(['a']);
+    const outputs = result.output.filter((item) => item.type === 'function_call_output');
+    expect(JSON.stringify(outputs)).toContain('paid a');
   });
 });

@@ -40,7 +40,10 @@ export interface AgentOptions {
   history?: HistoryStore;
   /** Model calls per run before it fails with `max_turns_exceeded`. Default 50. */
   maxTurns?: number;
-  /** Asks for approval of calls this policy selects (in addition to `tool.needsApproval`). */
+  /**
+   * Asks for approval of calls this policy selects (in addition to `tool.needsApproval`). A
+   * policy (or `needsApproval`) that throws holds the call for approval: it fails closed.
+   */
   approvalPolicy?: ApprovalPolicy;
   /** Lifecycle hooks around model and tool calls. */
   hooks?: AgentHooks;

@@ -79,7 +79,7 @@ export class ToolCalls {
       arguments: parseArguments(call.arguments),
     });
     const task = this.newTask(call);
-    if (tool !== undefined && (await this.#needsApproval(tool, call))) {
+    if (tool !== undefined && (await this.#needsApprovalOrCannotTell(tool, call))) {
       task.holdForApproval(approvalInterrupt(call, tool));
     } else {
       task.run();
@@ -108,6 +108,18 @@ export class ToolCalls {
    */
   reportSettled(call: FunctionCallItem, output: ToolOutput): void {
     if (!this.#reported.has(call.callId)) this.#report(call, output);
+  }
+
+  /**
+   * Fails closed: when the approval policy or `needsApproval` throws, the call waits for a human
+   * rather than running unapproved (or failing the turn while its sibling calls still run).
+   */
+  async #needsApprovalOrCannotTell(tool: Tool, call: FunctionCallItem): Promise<boolean> {
+    try {
+      return await this.#needsApproval(tool, call);
+    } catch {
+      return true;
+    }
   }
 
   async #needsApproval(tool: Tool, call: FunctionCallItem): Promise<boolean> {
