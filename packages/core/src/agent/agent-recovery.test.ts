@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { CompareAndSetResult, HistoryStore, RunRecord } from '../history/history-store.ts';
+import type { RunRecord } from '../history/history-store.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
+import { TabStore } from '../history/tab-store-test-support.ts';
 import { JsonlHistoryStore } from '../node/jsonl-history-store.ts';
 import { tool } from '../tools/tool.ts';
 import { mockModel, textTurn, toolCallTurn } from '../testing/mock-model.ts';
@@ -29,45 +30,6 @@ async function jsonlDirectory(): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), 'switchboard-recovery-'));
   directories.push(directory);
   return directory;
-}
-
-/**
- * A store over `inner` that can "close the tab": after `die()` no call ever settles, so nothing
- * more is written (no heartbeat, no final row), as when a page closes in the middle of a run.
- */
-class TabStore implements HistoryStore {
-  readonly #inner: HistoryStore;
-  #dead = false;
-  constructor(inner: HistoryStore) {
-    this.#inner = inner;
-  }
-  die(): void {
-    this.#dead = true;
-  }
-  #call<T>(invoke: () => Promise<T>): Promise<T> {
-    return this.#dead ? new Promise<T>(() => undefined) : invoke();
-  }
-  loadItems(threadId: string) {
-    return this.#call(() => this.#inner.loadItems(threadId));
-  }
-  loadRuns(threadId: string) {
-    return this.#call(() => this.#inner.loadRuns(threadId));
-  }
-  saveRun(run: RunRecord) {
-    return this.#call(() => this.#inner.saveRun(run));
-  }
-  compareAndSetRun(run: RunRecord, expectedVersion: number): Promise<CompareAndSetResult> {
-    return this.#call(() => this.#inner.compareAndSetRun(run, expectedVersion));
-  }
-  listThreads() {
-    return this.#call(() => this.#inner.listThreads());
-  }
-  renameThread(threadId: string, title: string) {
-    return this.#call(() => this.#inner.renameThread(threadId, title));
-  }
-  deleteThread(threadId: string) {
-    return this.#call(() => this.#inner.deleteThread(threadId));
-  }
 }
 
 /** A side-effecting tool that records its runs and waits for `release` (a slow transfer). */

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../agent/agent.ts';
-import type { CompareAndSetResult, HistoryStore, RunRecord } from '../history/history-store.ts';
+import type { HistoryStore } from '../history/history-store.ts';
+import { TabStore } from '../history/tab-store-test-support.ts';
 import type { Model } from '../model/model.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
 import {
@@ -24,45 +25,6 @@ export interface TwoClients {
   first: HistoryStore;
   second: HistoryStore;
   dispose?: () => void;
-}
-
-/**
- * A store over `inner` that can "close the tab": after `die()` no call ever settles, so the
- * page's run writes nothing more (no heartbeat, no final row), as when a page reloads mid-run.
- */
-class TabStore implements HistoryStore {
-  readonly #inner: HistoryStore;
-  #dead = false;
-  constructor(inner: HistoryStore) {
-    this.#inner = inner;
-  }
-  die(): void {
-    this.#dead = true;
-  }
-  #call<T>(invoke: () => Promise<T>): Promise<T> {
-    return this.#dead ? new Promise<T>(() => undefined) : invoke();
-  }
-  loadItems(threadId: string) {
-    return this.#call(() => this.#inner.loadItems(threadId));
-  }
-  loadRuns(threadId: string) {
-    return this.#call(() => this.#inner.loadRuns(threadId));
-  }
-  saveRun(run: RunRecord) {
-    return this.#call(() => this.#inner.saveRun(run));
-  }
-  compareAndSetRun(run: RunRecord, expectedVersion: number): Promise<CompareAndSetResult> {
-    return this.#call(() => this.#inner.compareAndSetRun(run, expectedVersion));
-  }
-  listThreads() {
-    return this.#call(() => this.#inner.listThreads());
-  }
-  renameThread(threadId: string, title: string) {
-    return this.#call(() => this.#inner.renameThread(threadId, title));
-  }
-  deleteThread(threadId: string) {
-    return this.#call(() => this.#inner.deleteThread(threadId));
-  }
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
