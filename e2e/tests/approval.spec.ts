@@ -1,29 +1,16 @@
-import type { Page } from '@playwright/test';
 import {
   assistantTexts,
+  countToolCalls,
   expect,
   expectIdle,
   expectSumAnswer,
   interruptOf,
   openPlayground,
-  playgroundUrls,
   sendMessage,
   serverCard,
   test,
   toolCard,
 } from './fixtures.ts';
-
-/** Counts the page's `tools/call` requests for `toolName` to the demo server's modern endpoint. */
-function countToolCalls(page: Page, toolName: string): () => number {
-  const endpoint = `${playgroundUrls().demoUrl}/modern/mcp`;
-  let count = 0;
-  page.on('request', (request) => {
-    if (request.method() !== 'POST' || request.url() !== endpoint) return;
-    const body = request.postDataJSON() as { method?: string; params?: { name?: string } } | null;
-    if (body?.method === 'tools/call' && body.params?.name === toolName) count += 1;
-  });
-  return () => count;
-}
 
 test.describe('approval', () => {
   test('approve runs the destructive tool once', async ({ page }) => {

@@ -230,3 +230,15 @@ export async function showTools(page: Page, name: string): Promise<Locator> {
   }
   return card;
 }
+
+/** Counts the page's `tools/call` requests for `toolName` to the demo server's modern endpoint. */
+export function countToolCalls(page: Page, toolName: string): () => number {
+  const endpoint = `${playgroundUrls().demoUrl}/modern/mcp`;
+  let count = 0;
+  page.on('request', (request) => {
+    if (request.method() !== 'POST' || request.url() !== endpoint) return;
+    const body = request.postDataJSON() as { method?: string; params?: { name?: string } } | null;
+    if (body?.method === 'tools/call' && body.params?.name === toolName) count += 1;
+  });
+  return () => count;
+}

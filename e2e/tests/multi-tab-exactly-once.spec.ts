@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import {
   assistantTexts,
+  countToolCalls,
   expect,
   expectIdle,
   expectServerConnected,
@@ -17,18 +18,6 @@ import {
  * IndexedDB history, as a person's tabs do. Every page must stay free of console errors (see
  * fixtures.ts), the loser of a race included.
  */
-
-/** Counts the page's `tools/call` requests for `toolName` to the demo server's modern endpoint. */
-function countToolCalls(page: Page, toolName: string): () => number {
-  const endpoint = `${playgroundUrls().demoUrl}/modern/mcp`;
-  let count = 0;
-  page.on('request', (request) => {
-    if (request.method() !== 'POST' || request.url() !== endpoint) return;
-    const body = request.postDataJSON() as { method?: string; params?: { name?: string } } | null;
-    if (body?.method === 'tools/call' && body.params?.name === toolName) count += 1;
-  });
-  return () => count;
-}
 
 /** Collects a second page's console errors (the fixture watches the first page only). */
 function consoleErrorsOf(page: Page): string[] {
