@@ -139,3 +139,39 @@ export function titleFromItems(items: readonly Item[]): string | undefined {
   }
   return undefined;
 }
+
+/** A thread's title before its first user message. */
+export const DEFAULT_THREAD_TITLE = 'New thread';
+
+/** The fields of a stored thread entry that saving a run updates. */
+export interface ThreadEntryFields {
+  title: string;
+  titleSource: 'auto' | 'user';
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * The thread entry after saving `run` into it (`existing`, or a new entry): first and last times,
+ * and the automatic title from the first user message while the user has not named the thread.
+ * One rule for every store that keeps thread entries.
+ */
+export function threadEntryWithRun<Entry extends ThreadEntryFields>(
+  existing: Entry | undefined,
+  run: RunRecord,
+  extra: Omit<Entry, keyof ThreadEntryFields>,
+): Entry {
+  const entry = (existing ?? {
+    ...extra,
+    title: DEFAULT_THREAD_TITLE,
+    titleSource: 'auto',
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+  }) as Entry;
+  entry.createdAt = Math.min(entry.createdAt, run.createdAt);
+  entry.updatedAt = Math.max(entry.updatedAt, run.updatedAt);
+  if (entry.titleSource === 'auto' && entry.title === DEFAULT_THREAD_TITLE) {
+    entry.title = titleFromItems(run.items) ?? DEFAULT_THREAD_TITLE;
+  }
+  return entry;
+}

@@ -3,7 +3,7 @@ import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { IndexedDbConnection, type VersionChangeTransaction } from '../internal/indexeddb.ts';
 import type { Item } from '../items.ts';
 import {
-  titleFromItems,
+  threadEntryWithRun,
   type CompareAndSetResult,
   type HistoryStore,
   type RunRecord,
@@ -28,7 +28,6 @@ export interface IndexedDbHistoryStoreOptions {
 /** The schema version this code writes. Bump it and add a step to `upgradeDatabase` to migrate. */
 const DATABASE_VERSION = 1;
 const DEFAULT_DATABASE_NAME = 'switchboard';
-const DEFAULT_TITLE = 'New thread';
 
 /** A thread's row in the `threads` store: its summary and where its title came from. */
 interface ThreadRow extends ThreadSummary {
@@ -232,19 +231,9 @@ async function putRun(
   run: RunRecord,
 ): Promise<void> {
   const threads = tx.objectStore('threads');
-  const existing = await threads.get(run.threadId);
-  const thread: ThreadRow = existing ?? {
+  const thread = threadEntryWithRun<ThreadRow>(await threads.get(run.threadId), run, {
     threadId: run.threadId,
-    title: DEFAULT_TITLE,
-    titleSource: 'auto',
-    createdAt: run.createdAt,
-    updatedAt: run.updatedAt,
-  };
-  thread.createdAt = Math.min(thread.createdAt, run.createdAt);
-  thread.updatedAt = Math.max(thread.updatedAt, run.updatedAt);
-  if (thread.titleSource === 'auto' && thread.title === DEFAULT_TITLE) {
-    thread.title = titleFromItems(run.items) ?? DEFAULT_TITLE;
-  }
+  });
   await Promise.all([tx.objectStore('runs').put(run), threads.put(thread)]);
 }
 

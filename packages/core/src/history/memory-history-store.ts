@@ -1,6 +1,7 @@
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item } from '../items.ts';
 import {
+  DEFAULT_THREAD_TITLE,
   titleFromItems,
   type CompareAndSetResult,
   type HistoryStore,
@@ -70,7 +71,7 @@ export class MemoryHistoryStore implements HistoryStore {
     thread.runs.set(run.runId, structuredClone(run));
     thread.summary.updatedAt = Math.max(thread.summary.updatedAt, run.updatedAt);
     if (thread.summary.title === 'New thread') {
-      thread.summary.title = titleFromItems(run.items) ?? 'New thread';
+      thread.summary.title = titleFromItems(run.items) ?? DEFAULT_THREAD_TITLE;
     }
   }
 

@@ -4,7 +4,7 @@ import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import {
-  titleFromItems,
+  threadEntryWithRun,
   type CompareAndSetResult,
   type HistoryStore,
   type RunRecord,
@@ -34,7 +34,6 @@ interface ThreadIndex {
 }
 
 const INDEX_FILE = 'threads.json';
-const DEFAULT_TITLE = 'New thread';
 /** Longest encoded thread id kept as it is; longer ones are shortened with a hash (bytes). */
 const MAX_ENCODED_LENGTH = 160;
 const UTF8 = new TextEncoder();
@@ -307,18 +306,11 @@ export class JsonlHistoryStore implements HistoryStore {
 
 /** Adds or updates the thread entry of `run` (times, automatic title). */
 function touchThread(index: ThreadIndex, run: RunRecord): void {
-  const thread: ThreadEntry = index.threads[run.threadId] ?? {
-    title: DEFAULT_TITLE,
-    titleSource: 'auto',
-    createdAt: run.createdAt,
-    updatedAt: run.updatedAt,
-  };
-  thread.createdAt = Math.min(thread.createdAt, run.createdAt);
-  thread.updatedAt = Math.max(thread.updatedAt, run.updatedAt);
-  if (thread.titleSource === 'auto' && thread.title === DEFAULT_TITLE) {
-    thread.title = titleFromItems(run.items) ?? DEFAULT_TITLE;
-  }
-  index.threads[run.threadId] = thread;
+  index.threads[run.threadId] = threadEntryWithRun<ThreadEntry>(
+    index.threads[run.threadId],
+    run,
+    {},
+  );
 }
 
 /** How long a lock may be held before other writers take it as left by a dead process (ms). */
