@@ -5,60 +5,28 @@ import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { IndexedDbHistoryStore } from '../history/indexeddb-history-store.ts';
-import type { Item } from '../items.ts';
-import type { Model } from '../model/model.ts';
-import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import { scriptFromReplies, type ScriptedReply } from '@switchboard/fixtures';
-import { startScriptedModelServer, type ScriptedModelServer } from '@switchboard/fixtures';
+import type { ScriptedModelServer } from '@switchboard/fixtures';
 import { tool } from '../tools/tool.ts';
 import type { ToolResume } from '../tools/tool-types.ts';
 import { Agent } from './agent.ts';
-import type { Chunk } from './chunks.ts';
-import type { RunHandle, RunResult } from './run-result.ts';
+import {
+  closeScriptedModelServers,
+  expectEveryCallAnsweredOnce,
+  finish,
+  scripted,
+} from './agent-test-support.ts';
 
-const servers: ScriptedModelServer[] = [];
 const stores: IndexedDbHistoryStore[] = [];
 
 afterEach(async () => {
   for (const store of stores.splice(0)) store.close();
-  await Promise.all(servers.splice(0).map((server) => server.close()));
+  await closeScriptedModelServers();
 });
-
-async function scripted(
-  replies: ScriptedReply[],
-): Promise<{ server: ScriptedModelServer; model: Model }> {
-  const server = await startScriptedModelServer({ script: scriptFromReplies(replies) });
-  servers.push(server);
-  const model = openaiChatModel({
-    baseURL: `${server.url}/v1`,
-    apiKey: 'x',
-    model: 'scripted',
-    maxRetries: 0,
-  });
-  return { server, model };
-}
-
-async function finish(handle: RunHandle): Promise<{ chunks: Chunk[]; result: RunResult }> {
-  const chunks: Chunk[] = [];
-  for await (const chunk of handle.chunks) chunks.push(chunk);
-  return { chunks, result: await handle.result() };
-}
 
 function toolContent(server: ScriptedModelServer, index: number, callId: string): unknown {
   return server.requests[index]?.messages.find(
     (message) => message.role === 'tool' && message.tool_call_id === callId,
   )?.content;
-}
-
-function expectEveryCallAnsweredOnce(items: readonly Item[]): void {
-  items.forEach((item, index) => {
-    if (item.type !== 'function_call') return;
-    const answers = items.filter(
-      (other) => other.type === 'function_call_output' && other.callId === item.callId,
-    );
-    expect(answers, `outputs for ${item.callId}`).toHaveLength(1);
-    expect(items.indexOf(answers[0] as Item)).toBeGreaterThan(index);
-  });
 }
 
 /** A new store instance over `factory`, as after a page reload. */

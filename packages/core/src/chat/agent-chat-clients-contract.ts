@@ -8,14 +8,8 @@ import { z } from 'zod';
 import { Agent } from '../agent/agent.ts';
 import type { HistoryStore } from '../history/history-store.ts';
 import { TabStore } from '../history/tab-store-test-support.ts';
-import type { Model } from '../model/model.ts';
-import { openaiChatModel } from '../openai/openai-chat-model.ts';
-import {
-  scriptFromReplies,
-  startScriptedModelServer,
-  type ScriptedModelServer,
-  type ScriptedReply,
-} from '@switchboard/fixtures';
+import type { ScriptedReply } from '@switchboard/fixtures';
+import { closeScriptedModelServers, scripted } from '../agent/agent-test-support.ts';
 import { tool } from '../tools/tool.ts';
 import { AgentChat, type ChatSnapshot } from './agent-chat.ts';
 import type { ChatMessage } from './chat-message.ts';
@@ -79,26 +73,11 @@ const DELETE: ScriptedReply = {
 /** The chat scenarios of several clients, over the stores `open` returns for each test. */
 export function describeChatClients(name: string, open: () => TwoClients): void {
   describe(`AgentChat with several clients: ${name}`, () => {
-    const servers: ScriptedModelServer[] = [];
     const cleanups: (() => void)[] = [];
     afterEach(async () => {
       for (const cleanup of cleanups.splice(0)) cleanup();
-      await Promise.all(servers.splice(0).map((server) => server.close()));
+      await closeScriptedModelServers();
     });
-
-    async function scripted(
-      replies: ScriptedReply[],
-    ): Promise<{ server: ScriptedModelServer; model: Model }> {
-      const server = await startScriptedModelServer({ script: scriptFromReplies(replies) });
-      servers.push(server);
-      const model = openaiChatModel({
-        baseURL: `${server.url}/v1`,
-        apiKey: 'x',
-        model: 'scripted',
-        maxRetries: 0,
-      });
-      return { server, model };
-    }
 
     function stores(): TwoClients {
       const clients = open();
