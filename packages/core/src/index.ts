@@ -1,12 +1,11 @@
-export {
-  Agent,
-  type AgentOptions,
-  type ApprovalPolicy,
-  type ExecuteInput,
-  type MessageInput,
-} from './agent/agent.ts';
+export { Agent } from './agent/agent.ts';
+export type {
+  AgentOptions,
+  ApprovalPolicy,
+  ExecuteInput,
+  MessageInput,
+} from './agent/agent-options.ts';
 export type { AgentHooks, BeforeToolCallDecision, HookScope } from './agent/hooks.ts';
-export type { Interrupt, Resolution } from './agent/interrupt.ts';
 export { TOOL_SEARCH_NAME } from './agent/toolset.ts';
 export { ToolSearchIndex, type SearchableTool } from './tools/tool-search-index.ts';
 export { destructiveToolsNeedApproval } from './agent/approval-policies.ts';
@@ -64,7 +63,16 @@ export type {
   ToolOutput,
   ToolResultPart,
   Usage,
-} from './items.ts';
+} from './vocabulary/items.ts';
+export type {
+  InputRequest,
+  Interrupt,
+  JsonSchema,
+  Resolution,
+  ToolAnnotations,
+  ToolInterruptResult,
+  ToolResume,
+} from './vocabulary/interrupts.ts';
 export {
   McpServer,
   mcpServer,
@@ -99,18 +107,13 @@ export {
   isIdempotent,
   isOpenWorld,
   isReadOnly,
-  type ToolAnnotations,
 } from './tools/tool-annotations.ts';
 export {
   isToolInterruptResult,
   type ApprovalPredicate,
-  type InputRequest,
-  type JsonSchema,
   type Tool,
   type ToolContext,
-  type ToolInterruptResult,
   type ToolProgress,
-  type ToolResume,
 } from './tools/tool-types.ts';
 export type {
   InteractiveOAuthProvider,

@@ -1,13 +1,10 @@
-import type { AgentChat, ChatSnapshot } from '@switchboard/core';
+import type { Resolution } from '@switchboard/core';
 
-/**
- * A call held for the human (core's `Interrupt`: approval, form or URL). Derived from
- * `ChatSnapshot` because `@switchboard/core` does not export the type from its root entry yet.
- */
-export type Interrupt = ChatSnapshot['interrupts'][number];
+/** Core's `Interrupt` (approval, form, URL or sign-in), re-exported: the same type, not a copy. */
+export type { Interrupt } from '@switchboard/core';
 
 /** The human's answer: `approve` (accept), `reject` (decline) or `cancel` (dismiss). */
-export type ResolutionAction = Parameters<AgentChat['resolve']>[1];
+export type ResolutionAction = Resolution['action'];
 
 /**
  * What the interrupt components call with the human's answer; typically

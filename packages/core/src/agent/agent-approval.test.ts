@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { tool } from '../tools/tool.ts';
-import type { ToolAnnotations } from '../tools/tool-annotations.ts';
+import type { ToolAnnotations } from '../vocabulary/interrupts.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import { mockModel, toolCallTurn } from '../testing/mock-model.ts';
 import { Agent } from './agent.ts';

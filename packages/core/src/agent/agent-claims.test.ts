@@ -7,7 +7,7 @@ import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { JsonlHistoryStore } from '../node/jsonl-history-store.ts';
 import { Agent } from './agent.ts';
 import { closeScriptedModelServers, deferred, scripted } from './agent-test-support.ts';
-import type { Resolution } from './interrupt.ts';
+import type { Resolution } from '../vocabulary/interrupts.ts';
 import { DELETE_CALL, describeRunClaims, guardedTool } from './run-claims-contract.ts';
 
 describeRunClaims('MemoryHistoryStore (two Agents, one store)', () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import type { FunctionCallItem, Usage } from '../items.ts';
+import type { FunctionCallItem, Usage } from '../vocabulary/items.ts';
 import { tool } from '../tools/tool.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import { Agent } from './agent.ts';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CompareAndSetResult, RunRecord } from '../history/history-store.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import { tool } from '../tools/tool.ts';
 import { Agent } from './agent.ts';
 import {

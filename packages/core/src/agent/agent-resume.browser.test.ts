@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { IndexedDbHistoryStore } from '../history/indexeddb-history-store.ts';
 import type { ScriptedModelServer } from '@switchboard/fixtures';
 import { tool } from '../tools/tool.ts';
-import type { ToolResume } from '../tools/tool-types.ts';
+import type { ToolResume } from '../vocabulary/interrupts.ts';
 import { Agent } from './agent.ts';
 import {
   closeScriptedModelServers,

@@ -8,7 +8,8 @@ import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { JsonlHistoryStore } from '../node/jsonl-history-store.ts';
 import type { ScriptedReply } from '@switchboard/fixtures';
 import { tool } from '../tools/tool.ts';
-import type { Tool, ToolResume } from '../tools/tool-types.ts';
+import type { Tool } from '../tools/tool-types.ts';
+import type { ToolResume } from '../vocabulary/interrupts.ts';
 import { Agent } from './agent.ts';
 import {
   closeScriptedModelServers,
@@ -20,7 +21,7 @@ import {
   toolMessage,
 } from './agent-test-support.ts';
 import type { Chunk } from './chunks.ts';
-import type { Interrupt } from './interrupt.ts';
+import type { Interrupt } from '../vocabulary/interrupts.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 

@@ -3,7 +3,7 @@
  * chunks, requests and items. Test-only: not exported from the package.
  */
 import { expect } from 'vitest';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import type { Model } from '../model/model.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
 import {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { RunRecord } from '../history/history-store.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import type { Model } from '../model/model.ts';
 import { tool } from '../tools/tool.ts';
 import type { ToolContext } from '../tools/tool-types.ts';

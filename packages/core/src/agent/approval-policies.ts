@@ -1,5 +1,5 @@
 import { isDestructive } from '../tools/tool-annotations.ts';
-import type { ApprovalPolicy } from './agent.ts';
+import type { ApprovalPolicy } from './agent-options.ts';
 
 /**
  * An {@link ApprovalPolicy} that holds every call of a tool that may be destructive, using MCP's

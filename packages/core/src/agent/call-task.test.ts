@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { FunctionCallItem, ToolOutput } from '../items.ts';
-import type { ToolInterruptResult, ToolResume } from '../tools/tool-types.ts';
+import type { FunctionCallItem, ToolOutput } from '../vocabulary/items.ts';
+import type { ToolInterruptResult, ToolResume } from '../vocabulary/interrupts.ts';
 import {
   CallTask,
   parseArguments,
@@ -9,7 +9,7 @@ import {
   type ApprovalHold,
   type CallStarter,
 } from './call-task.ts';
-import type { Interrupt, Resolution } from './interrupt.ts';
+import type { Interrupt, Resolution } from '../vocabulary/interrupts.ts';
 
 const CALL: FunctionCallItem = {
   type: 'function_call',

@@ -1,13 +1,8 @@
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
-import type { FunctionCallItem, ToolOutput } from '../items.ts';
-import {
-  isToolInterruptResult,
-  type InputRequest,
-  type ToolInterruptResult,
-  type ToolProgress,
-  type ToolResume,
-} from '../tools/tool-types.ts';
-import type { Interrupt, Resolution } from './interrupt.ts';
+import type { FunctionCallItem, ToolOutput } from '../vocabulary/items.ts';
+import { isToolInterruptResult, type ToolProgress } from '../tools/tool-types.ts';
+import type { InputRequest, ToolInterruptResult, ToolResume } from '../vocabulary/interrupts.ts';
+import type { Interrupt, Resolution } from '../vocabulary/interrupts.ts';
 
 /** Where a call stands. */
 export type CallTaskPhase =

@@ -1,6 +1,6 @@
 import type { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { Item, ToolOutput, Usage } from '../items.ts';
-import type { Interrupt } from './interrupt.ts';
+import type { Item, ToolOutput, Usage } from '../vocabulary/items.ts';
+import type { Interrupt } from '../vocabulary/interrupts.ts';
 
 /** Fields every chunk carries. */
 export interface ChunkBase {

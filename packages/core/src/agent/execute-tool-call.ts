@@ -1,15 +1,13 @@
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
-import type { FunctionCallItem, ToolOutput } from '../items.ts';
+import type { FunctionCallItem, ToolOutput } from '../vocabulary/items.ts';
 import {
   isToolInterruptResult,
   toToolOutput,
-  type InputRequest,
   type Tool,
-  type ToolInterruptResult,
   type ToolProgress,
-  type ToolResume,
 } from '../tools/tool-types.ts';
-import type { Resolution } from './interrupt.ts';
+import type { InputRequest, ToolInterruptResult, ToolResume } from '../vocabulary/interrupts.ts';
+import type { Resolution } from '../vocabulary/interrupts.ts';
 
 /** What {@link executeToolCall} needs from the run. */
 export interface ToolCallScope {

@@ -1,4 +1,4 @@
-import type { FunctionCallItem, ToolOutput, Usage } from '../items.ts';
+import type { FunctionCallItem, ToolOutput, Usage } from '../vocabulary/items.ts';
 import type { ModelRequest } from '../model/model.ts';
 import type { Tool } from '../tools/tool-types.ts';
 

@@ -1,6 +1,6 @@
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { HistoryStore, RunRecord } from '../history/history-store.ts';
-import type { FunctionCallOutputItem, Item } from '../items.ts';
+import type { FunctionCallOutputItem, Item } from '../vocabulary/items.ts';
 import { asHistoryError } from './run-journal.ts';
 
 /** What {@link recoverStaleRuns} needs. */

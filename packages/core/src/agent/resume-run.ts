@@ -1,7 +1,7 @@
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { PendingCall, RunRecord } from '../history/history-store.ts';
 import type { CallTask } from './call-task.ts';
-import type { Resolution } from './interrupt.ts';
+import type { Resolution } from '../vocabulary/interrupts.ts';
 import type { RunJournal } from './run-journal.ts';
 import type { ToolCalls } from './tool-calls.ts';
 import { validateResolution } from './validate-resolution.ts';

@@ -15,7 +15,7 @@ import {
   finish,
   scripted,
 } from './agent-test-support.ts';
-import type { Resolution } from './interrupt.ts';
+import type { Resolution } from '../vocabulary/interrupts.ts';
 
 /** Two store instances over the same fresh storage, and how to release it. */
 export interface TwoClients {

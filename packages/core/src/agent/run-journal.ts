@@ -1,7 +1,8 @@
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { HistoryStore, PendingCall, RunRecord, RunStatus } from '../history/history-store.ts';
 import type { ReplayChannel } from '../internal/replay-channel.ts';
-import { addUsage, type FunctionCallOutputItem, type Item, type Usage } from '../items.ts';
+import { addUsage } from './add-usage.ts';
+import type { FunctionCallOutputItem, Item, Usage } from '../vocabulary/items.ts';
 import type { Chunk, ChunkPayload } from './chunks.ts';
 import type { RunOutcome, RunResult } from './run-result.ts';
 

@@ -1,7 +1,7 @@
 import type { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { Item, Usage } from '../items.ts';
+import type { Item, Usage } from '../vocabulary/items.ts';
 import type { Chunk } from './chunks.ts';
-import type { Interrupt } from './interrupt.ts';
+import type { Interrupt } from '../vocabulary/interrupts.ts';
 
 /** How a run ended (DESIGN.md §3). `paused` arrives with human-in-the-loop interrupts. */
 export type RunOutcome = 'completed' | 'paused' | 'failed' | 'cancelled';

@@ -2,14 +2,19 @@ import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-erro
 import type { HistoryStore, PendingCall, RunRecord } from '../history/history-store.ts';
 import { linkSignals, whenAborted } from '../internal/linked-signal.ts';
 import { ReplayChannel } from '../internal/replay-channel.ts';
-import type { FunctionCallItem, FunctionCallOutputItem, MessageItem, Usage } from '../items.ts';
+import type {
+  FunctionCallItem,
+  FunctionCallOutputItem,
+  MessageItem,
+  Usage,
+} from '../vocabulary/items.ts';
 import type { ModelRequest } from '../model/model.ts';
 import type { Tool } from '../tools/tool-types.ts';
-import type { AgentOptions } from './agent.ts';
+import type { AgentOptions } from './agent-options.ts';
 import { whenQuiet, type CallTask } from './call-task.ts';
 import type { Chunk } from './chunks.ts';
 import type { HookScope } from './hooks.ts';
-import type { Resolution } from './interrupt.ts';
+import type { Resolution } from '../vocabulary/interrupts.ts';
 import { loadRecovered } from './recover-run.ts';
 import {
   abandonPausedRun,

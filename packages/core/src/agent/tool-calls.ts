@@ -1,11 +1,12 @@
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
-import type { FunctionCallItem, ToolOutput } from '../items.ts';
-import type { Tool, ToolInterruptResult, ToolResume } from '../tools/tool-types.ts';
-import type { AgentOptions } from './agent.ts';
+import type { FunctionCallItem, ToolOutput } from '../vocabulary/items.ts';
+import type { Tool } from '../tools/tool-types.ts';
+import type { ToolInterruptResult, ToolResume } from '../vocabulary/interrupts.ts';
+import type { AgentOptions } from './agent-options.ts';
 import { CallTask, parseArguments, type ApprovalHold } from './call-task.ts';
 import { executeToolCall } from './execute-tool-call.ts';
 import type { HookScope } from './hooks.ts';
-import type { Interrupt } from './interrupt.ts';
+import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { RunJournal } from './run-journal.ts';
 import type { Toolset } from './toolset.ts';
 

@@ -1,6 +1,6 @@
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { Interrupt, Resolution } from './interrupt.ts';
+import type { Interrupt, Resolution } from '../vocabulary/interrupts.ts';
 
 // The SDK's no-eval validator (JSON Schema 2020-12): safe under a strict CSP, same in Node.
 const validator = new CfWorkerJsonSchemaValidator();

@@ -4,7 +4,7 @@ import type {
   RawMessageStreamEvent,
   Usage as AnthropicUsage,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { Usage } from '../items.ts';
+import type { Usage } from '../vocabulary/items.ts';
 import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
 import {
   ModelRequestClock,

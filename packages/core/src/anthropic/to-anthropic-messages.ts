@@ -5,7 +5,7 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { Item, ToolOutput } from '../items.ts';
+import type { Item, ToolOutput } from '../vocabulary/items.ts';
 
 /** The Anthropic request parts {@link toAnthropicMessages} produces. */
 export interface AnthropicConversation {

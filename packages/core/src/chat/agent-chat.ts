@@ -1,7 +1,7 @@
 import type { Agent } from '../agent/agent.ts';
 import { OUTCOME_UNKNOWN } from '../agent/recover-run.ts';
 import type { Chunk } from '../agent/chunks.ts';
-import type { Interrupt, Resolution } from '../agent/interrupt.ts';
+import type { Interrupt, Resolution } from '../vocabulary/interrupts.ts';
 import type { RunHandle, RunResult } from '../agent/run-result.ts';
 import { SwitchboardError, type SwitchboardErrorCode } from '../errors/switchboard-error.ts';
 import type { RunRecord } from '../history/history-store.ts';

@@ -1,4 +1,4 @@
-import type { Item, ToolOutput } from '../items.ts';
+import type { Item, ToolOutput } from '../vocabulary/items.ts';
 
 /** Live progress of a running tool call. */
 export interface ChatToolProgress {

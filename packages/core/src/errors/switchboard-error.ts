@@ -1,44 +1,6 @@
-/**
- * Stable string codes for every failure class Switchboard reports. Branch on `code`, never on
- * `message` (messages are for people and may change).
- *
- * Two codes say opposite things about a request that failed:
- * - `connection_refused`: the server could not be reached; nothing was delivered, so the request
- *   can be retried safely.
- * - `outcome_unknown`: a tool call was sent and its answer was lost (the connection dropped, the
- *   server died after receiving it, the event stream carrying the answer was cut). The tool may
- *   or may not have run. Do not retry a call with side effects blindly: check its effect first,
- *   or ask the user (a read-only or idempotent tool may be retried).
- */
-export type SwitchboardErrorCode =
-  | 'connection_refused'
-  | 'connection_lost'
-  | 'outcome_unknown'
-  | 'connection_closed'
-  | 'http_status'
-  | 'needs_auth'
-  | 'unsupported_protocol_version'
-  | 'invalid_response'
-  | 'timeout'
-  | 'aborted'
-  | 'mcp_error'
-  | 'tool_not_found'
-  | 'invalid_tool_arguments'
-  | 'tool_execution_failed'
-  | 'model_error'
-  | 'max_turns_exceeded'
-  | 'invalid_input'
-  | 'run_in_progress'
-  | 'history_error'
-  | 'hook_failed'
-  | 'unknown_call_id'
-  | 'invalid_resolution'
-  | 'not_paused'
-  /**
-   * Another client (tab, process, `Agent` instance) claimed the run first: of two resumes of one
-   * paused run, the second ends with it, having run nothing.
-   */
-  | 'run_claimed';
+import type { SwitchboardErrorCode } from '../vocabulary/error-codes.ts';
+
+export type { SwitchboardErrorCode };
 
 /**
  * The one error type Switchboard throws (DESIGN.md §7). `code` names the failure class; the

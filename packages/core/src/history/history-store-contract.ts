@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import type { HistoryStore, RunRecord, RunState } from './history-store.ts';
 
 /**

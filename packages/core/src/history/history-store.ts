@@ -1,5 +1,5 @@
-import type { Interrupt } from '../agent/interrupt.ts';
-import type { FunctionCallItem, FunctionCallOutputItem, Item, Usage } from '../items.ts';
+import type { Interrupt } from '../vocabulary/interrupts.ts';
+import type { FunctionCallItem, FunctionCallOutputItem, Item, Usage } from '../vocabulary/items.ts';
 
 /** Where a run stands. */
 export type RunStatus = 'running' | 'completed' | 'paused' | 'failed' | 'cancelled';

@@ -1,7 +1,7 @@
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from 'idb';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { IndexedDbConnection, type VersionChangeTransaction } from '../internal/indexeddb.ts';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import {
   threadEntryWithRun,
   type CompareAndSetResult,

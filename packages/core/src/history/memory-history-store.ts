@@ -1,5 +1,5 @@
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import {
   DEFAULT_THREAD_TITLE,
   titleFromItems,

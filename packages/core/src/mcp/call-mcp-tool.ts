@@ -5,10 +5,11 @@ import {
   type Client,
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
-import type { Resolution } from '../agent/interrupt.ts';
+import type { Resolution } from '../vocabulary/interrupts.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { ToolOutput } from '../items.ts';
-import type { InputRequest, ToolContext, ToolInterruptResult } from '../tools/tool-types.ts';
+import type { ToolOutput } from '../vocabulary/items.ts';
+import type { ToolContext } from '../tools/tool-types.ts';
+import type { InputRequest, ToolInterruptResult } from '../vocabulary/interrupts.ts';
 import { CallTimer } from './call-timer.ts';
 import { CALL_TOOL_RESULT_SCHEMA } from './call-tool-result-schema.ts';
 import { CALL_ID_META_KEY, type ElicitationRouter } from './elicitation-router.ts';

@@ -1,4 +1,4 @@
-import type { ToolOutput, ToolResultPart } from '../items.ts';
+import type { ToolOutput, ToolResultPart } from '../vocabulary/items.ts';
 
 /** The parts of an MCP `CallToolResult` (spec 2025-11-25, "Tool result") this mapping reads. */
 export interface CallToolResultLike {

@@ -9,7 +9,7 @@ import {
 } from '../agent/agent-test-support.ts';
 import { Agent } from '../agent/agent.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { FunctionCallOutputItem } from '../items.ts';
+import type { FunctionCallOutputItem } from '../vocabulary/items.ts';
 import { mcpServer, type McpServer } from './mcp-server.ts';
 
 /**

@@ -6,16 +6,11 @@ import type {
   Transport,
 } from '@modelcontextprotocol/client';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
-import type { ToolOutput } from '../items.ts';
-import type { ToolAnnotations } from '../tools/tool-annotations.ts';
-import type { Resolution } from '../agent/interrupt.ts';
-import type {
-  InputRequest,
-  Tool,
-  ToolContext,
-  ToolInterruptResult,
-  ToolResume,
-} from '../tools/tool-types.ts';
+import type { ToolOutput } from '../vocabulary/items.ts';
+import type { ToolAnnotations } from '../vocabulary/interrupts.ts';
+import type { Resolution } from '../vocabulary/interrupts.ts';
+import type { Tool, ToolContext } from '../tools/tool-types.ts';
+import type { InputRequest, ToolInterruptResult, ToolResume } from '../vocabulary/interrupts.ts';
 import type {
   InteractiveOAuthProvider,
   OAuthAccountState,

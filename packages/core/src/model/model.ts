@@ -1,5 +1,5 @@
-import type { Item, Usage } from '../items.ts';
-import type { JsonSchema } from '../tools/tool-types.ts';
+import type { Item, Usage } from '../vocabulary/items.ts';
+import type { JsonSchema } from '../vocabulary/interrupts.ts';
 
 /** A tool as offered to the model: name, description and JSON Schema of its arguments. */
 export interface ModelToolDefinition {

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tools/tool-types.ts';
+import type { JsonSchema } from '../vocabulary/interrupts.ts';
 
 /** What {@link toStrictSchema} returns: the converted schema, or why it cannot be converted. */
 export type StrictSchemaResult = { schema: JsonSchema } | { error: string };

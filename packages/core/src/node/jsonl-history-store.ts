@@ -10,7 +10,7 @@ import {
   type RunRecord,
   type ThreadSummary,
 } from '../history/history-store.ts';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 
 /** Options of {@link JsonlHistoryStore}. */
 export interface JsonlHistoryStoreOptions {

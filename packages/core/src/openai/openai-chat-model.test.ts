@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import type { Model, ModelEvent, ModelRequest, ModelToolDefinition } from '../model/model.ts';
 import { scriptFromReplies } from '@switchboard/fixtures';
 import type { ScriptedReply } from '@switchboard/fixtures';

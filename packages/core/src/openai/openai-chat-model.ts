@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { Usage } from '../items.ts';
+import type { Usage } from '../vocabulary/items.ts';
 import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
 import {
   ModelRequestClock,

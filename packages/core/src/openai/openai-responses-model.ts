@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import type { ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { Usage } from '../items.ts';
+import type { Usage } from '../vocabulary/items.ts';
 import type { Model, ModelEvent, ModelRequest } from '../model/model.ts';
 import {
   ModelRequestClock,

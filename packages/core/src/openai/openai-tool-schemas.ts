@@ -1,7 +1,7 @@
 import type { ModelToolDefinition } from '../model/model.ts';
 import { fromStrictArguments, toStrictSchema } from '../model/strict-schema.ts';
 import type { StrictSchemaResult } from '../model/strict-schema.ts';
-import type { JsonSchema } from '../tools/tool-types.ts';
+import type { JsonSchema } from '../vocabulary/interrupts.ts';
 
 /** A tool as both OpenAI APIs take it (the Chat Completions one nests it under `function`). */
 export interface OpenAIToolSchema {

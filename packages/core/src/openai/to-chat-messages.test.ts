@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import { toChatMessages } from './to-chat-messages.ts';
 
 describe('toChatMessages', () => {

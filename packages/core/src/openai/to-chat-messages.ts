@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 
 /**
  * Converts history items to Chat Completions messages: consecutive `function_call` items join the

@@ -1,5 +1,5 @@
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import type { Item } from '../items.ts';
+import type { Item } from '../vocabulary/items.ts';
 
 /**
  * Converts history items to OpenAI Responses `input` items: each message becomes a `message`

@@ -1,15 +1,4 @@
-/**
- * MCP tool annotations (spec 2025-11-25, "Tool annotations"). Every field is optional and unset
- * is not the same as false. They are hints: a server may lie, so they can narrow what a policy
- * allows but never widen it (DESIGN.md §3).
- */
-export interface ToolAnnotations {
-  title?: string;
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
-}
+import type { ToolAnnotations } from '../vocabulary/interrupts.ts';
 
 /** True only when the tool declares `readOnlyHint: true`. */
 export function isReadOnly(annotations: ToolAnnotations | undefined): boolean {

@@ -1,9 +1,12 @@
-import type { Resolution } from '../agent/interrupt.ts';
-import type { ToolOutput } from '../items.ts';
-import type { ToolAnnotations } from './tool-annotations.ts';
-
-/** A JSON Schema object (draft 2020-12), as sent to providers and received from MCP servers. */
-export type JsonSchema = Record<string, unknown>;
+import type {
+  InputRequest,
+  JsonSchema,
+  Resolution,
+  ToolAnnotations,
+  ToolInterruptResult,
+  ToolResume,
+} from '../vocabulary/interrupts.ts';
+import type { ToolOutput } from '../vocabulary/items.ts';
 
 /** A progress report from a running tool (MCP `notifications/progress` shape). */
 export interface ToolProgress {
@@ -12,40 +15,6 @@ export interface ToolProgress {
   /** Total units of work, when known. */
   total?: number;
   message?: string;
-}
-
-/** What a tool asks the human for (form or URL elicitation), see {@link ToolContext.requestInput}. */
-export interface InputRequest {
-  /**
-   * `form`: fill `requestedSchema`. `url`: open `url`. `authorization`: the tool's MCP server
-   * wants the user to sign in (OAuth; `McpServer.authorize()`), then the call is made again.
-   */
-  mode: 'form' | 'url' | 'authorization';
-  message?: string;
-  /** MCP `requestedSchema` (form mode). */
-  requestedSchema?: JsonSchema;
-  /** URL to open after consent (url mode). */
-  url?: string;
-  elicitationId?: string;
-  /** True when the tool had to re-issue its call after a reload and the server asked again. */
-  reissued?: boolean;
-}
-
-/**
- * What {@link ToolContext.interrupt} returns: a tool that returns it ends its call for now; the
- * run pauses, and after the human answers the tool runs again with `context.resume` set.
- */
-export interface ToolInterruptResult {
-  readonly kind: 'switchboard.interrupt';
-  request: InputRequest;
-  /** Plain JSON the tool needs to continue later, from any client (e.g. MRTR `requestState`). */
-  resumeState: unknown;
-}
-
-/** What a re-run tool receives after a pause: the human's answer and its own resume state. */
-export interface ToolResume {
-  resolution: Resolution;
-  resumeState: unknown;
 }
 
 /** What a tool's `execute` receives besides its arguments. */

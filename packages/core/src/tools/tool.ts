@@ -1,7 +1,7 @@
 // `zod/v4` is zod 4 in zod 4.x and the bundled zod 4 in zod 3.25+: one import serves both.
 import { z } from 'zod/v4';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { ToolAnnotations } from './tool-annotations.ts';
+import type { ToolAnnotations } from '../vocabulary/interrupts.ts';
 import type { ApprovalPredicate, Tool, ToolContext } from './tool-types.ts';
 
 /** Options of {@link tool}. */

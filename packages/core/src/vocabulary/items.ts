@@ -1,3 +1,5 @@
+import type { ToolErrorCode } from './error-codes.ts';
+
 /**
  * History items: the conversation as the model sees it, in the Responses-API shape that every
  * provider adapter converts from. A thread's history is the concatenation of its runs' items.
@@ -44,8 +46,15 @@ export interface ToolOutput {
   parts?: ToolResultPart[];
   /** MCP `structuredContent`, kept as sent. */
   structuredContent?: Record<string, unknown>;
-  /** Machine-readable error facts (e.g. JSON-RPC `code`), when `isError`. */
-  error?: { code: string | number; message: string };
+  /** Machine-readable error facts (a {@link ToolErrorCode}: ours, or a JSON-RPC number), when `isError`. */
+  error?: {
+    /**
+     * Switchboard's and MCP's codes are {@link ToolErrorCode}s; a tool or hook of the app may
+     * use codes of its own (any string).
+     */
+    code: ToolErrorCode | (string & {});
+    message: string;
+  };
 }
 
 /** The output for one {@link FunctionCallItem}; exactly one per call (DESIGN.md §3 invariant). */
@@ -70,20 +79,4 @@ export interface Usage {
   outputTokens: number;
   cachedInputTokens?: number;
   reasoningTokens?: number;
-}
-
-/** Adds `b` to `a` (optional counters stay absent unless either side has them). */
-export function addUsage(a: Usage, b: Usage | undefined): Usage {
-  if (b === undefined) return a;
-  const sum: Usage = {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-  };
-  if (a.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined) {
-    sum.cachedInputTokens = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
-  }
-  if (a.reasoningTokens !== undefined || b.reasoningTokens !== undefined) {
-    sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
-  }
-  return sum;
 }

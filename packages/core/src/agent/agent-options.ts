@@ -1,0 +1,81 @@
+import type { HistoryStore } from '../history/history-store.ts';
+import type { McpServer } from '../mcp/mcp-server.ts';
+import type { Model } from '../model/model.ts';
+import type { Tool } from '../tools/tool-types.ts';
+import type { ToolAnnotations, Resolution } from '../vocabulary/interrupts.ts';
+import type { MessageItem } from '../vocabulary/items.ts';
+import type { AgentHooks } from './hooks.ts';
+
+/**
+ * Decides for every tool call whether a human must approve it, on top of each tool's own
+ * `needsApproval`. See `destructiveToolsNeedApproval`.
+ */
+export type ApprovalPolicy = (
+  args: unknown,
+  annotations: ToolAnnotations | undefined,
+  runContext: unknown,
+  tool: Tool,
+) => boolean | Promise<boolean>;
+
+/** Options of {@link Agent}. */
+export interface AgentOptions {
+  /** A name for logs and UIs. */
+  name: string;
+  /** System instructions sent with every model call. */
+  instructions?: string;
+  model: Model;
+  /** Local tools (see `tool()`). */
+  tools?: Tool[];
+  /** Remote MCP servers whose tools the agent may call (see `mcpServer()`). */
+  mcpServers?: McpServer[];
+  /** Where threads are kept. Default: a new `MemoryHistoryStore`. */
+  history?: HistoryStore;
+  /** Model calls per run before it fails with `max_turns_exceeded`. Default 50. */
+  maxTurns?: number;
+  /**
+   * Asks for approval of calls this policy selects (in addition to `tool.needsApproval`). A
+   * policy (or `needsApproval`) that throws holds the call for approval: it fails closed.
+   */
+  approvalPolicy?: ApprovalPolicy;
+  /** Lifecycle hooks around model and tool calls. */
+  hooks?: AgentHooks;
+  /**
+   * How long a running run's claim on its row lasts without renewal, in ms. Default 30 000.
+   * While the run is alive the agent renews it every third of this (heartbeat). When a tab
+   * closes or a process dies mid-run, the next `execute` on the thread (from any client) finds
+   * the lease expired and recovers the run: each tool call without an output gets one saying its
+   * outcome is unknown (code `outcome_unknown`; the tool is never re-run automatically), the row
+   * becomes `failed`, and the thread continues. Until then, other clients refuse new runs on
+   * the thread with `run_in_progress`. Shorter leases recover sooner but write more often.
+   * Browsers may fire timers in a tab hidden for over 5 minutes only once a minute (Chrome's
+   * intensive throttling): if runs go on that long in background tabs, use at least 120 000.
+   * @throws SwitchboardError `invalid_input` (from the constructor) when below 3.
+   */
+  leaseMs?: number;
+  /**
+   * Append a short section listing deferred tools (name and first description line) to the
+   * instructions. Default true.
+   */
+  deferredToolsInstructions?: boolean;
+}
+
+/** A user message: plain text, or a message item. */
+export type MessageInput = string | MessageItem;
+
+/** Fields every {@link ExecuteInput} may carry. */
+interface ExecuteInputBase {
+  /** The thread to continue; a new thread (random id) when absent. Required to resume. */
+  threadId?: string;
+  /** Caller data passed to every tool as `context.runContext` (e.g. the signed-in user). */
+  runContext?: unknown;
+  /** Aborting it stops the run like `handle.stop()`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Input of {@link Agent.execute}: new `messages` start a run; `resolutions` answer the
+ * interrupts of the thread's paused run and continue it under the same run id.
+ */
+export type ExecuteInput =
+  | (ExecuteInputBase & { messages: MessageInput | MessageInput[]; resolutions?: never })
+  | (ExecuteInputBase & { threadId: string; resolutions: Resolution[]; messages?: never });

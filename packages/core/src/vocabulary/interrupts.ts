@@ -1,0 +1,111 @@
+/**
+ * The words every layer uses for "a human must answer before this tool call can go on". Types
+ * only, importing nothing: `tools`, `mcp`, `history`, `chat`, `agent` and `@switchboard/react`
+ * all speak them (docs/architecture.md, "The vocabulary").
+ *
+ * One concept, named at three points of its life:
+ * - {@link InputRequest}: what a tool (or an MCP server through it) asks for;
+ * - {@link Interrupt}: that request attached to the held call, as the run stores and shows it
+ *   (plus `approval`, which the agent itself raises before a call runs);
+ * - {@link Resolution}: the human's answer to an {@link Interrupt}.
+ *
+ * MCP's wire shapes (`elicitation/create` params, MRTR `inputRequests` and `requestState`) map
+ * onto these in `mcp/call-mcp-tool.ts`; they never leave the `mcp` layer.
+ */
+
+/** A JSON Schema object (draft 2020-12), as sent to providers and received from MCP servers. */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * MCP tool annotations (spec 2025-11-25, "Tool annotations"). Every field is optional and unset
+ * is not the same as false. They are hints: a server may lie, so they can narrow what a policy
+ * allows but never widen it (docs/architecture.md, "Approvals").
+ */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/**
+ * What a tool asks the human for: fill a form (MCP form elicitation), open a URL (MCP URL
+ * elicitation), or sign in to the tool's MCP server (OAuth). See `ToolContext.requestInput` and
+ * `ToolContext.interrupt`.
+ */
+export interface InputRequest {
+  /**
+   * `form`: fill `requestedSchema`. `url`: open `url`. `authorization`: the tool's MCP server
+   * wants the user to sign in (OAuth; `McpServer.authorize()`), then the call is made again.
+   */
+  mode: 'form' | 'url' | 'authorization';
+  /** The server's message to the user (form and url modes). */
+  message?: string;
+  /** Restricted JSON Schema of the answer (form mode; MCP `requestedSchema`). */
+  requestedSchema?: JsonSchema;
+  /** The URL to open after the user agrees (url mode). */
+  url?: string;
+  /** MCP `elicitationId` (url mode). */
+  elicitationId?: string;
+  /**
+   * True when a 2025-era server's pushed request could not be kept (the page was reloaded):
+   * resuming re-issues the tool call and the server asks again.
+   */
+  reissued?: boolean;
+}
+
+/**
+ * Why a run stopped for a human: a tool call waiting for approval (`mode: 'approval'`), or an
+ * {@link InputRequest} of a running tool, attached to its held call. MCP servers raise input
+ * requests with `elicitation/create` (pushed, 2025 era) or an `input_required` result (MRTR,
+ * 2026-07-28).
+ */
+export interface Interrupt extends Omit<InputRequest, 'mode'> {
+  /** The model's call id of the tool call that is held. */
+  callId: string;
+  /** Provider-facing tool name. */
+  toolName: string;
+  /** The MCP server's name, for MCP tools. */
+  server?: string;
+  /** The arguments of the held call (parsed JSON). */
+  arguments: unknown;
+  /**
+   * `approval`: allow the call? Otherwise the {@link InputRequest} mode: `form`, `url`, or
+   * `authorization` (the MCP server `server` wants the user to sign in: call its `authorize()`
+   * from a click, then resolve `approve` to make the call again; `reject`/`cancel` fail the call
+   * with "declined"/"cancelled").
+   */
+  mode: 'approval' | InputRequest['mode'];
+  /** The tool's annotations, as hints (approval mode). */
+  annotations?: ToolAnnotations;
+}
+
+/**
+ * The human's answer to an {@link Interrupt}. For MCP elicitation, `approve` (with `content` in
+ * form mode) is sent as `accept`, `reject` as `decline` and `cancel` as `cancel`: the server
+ * always receives the user's real answer.
+ */
+export interface Resolution {
+  callId: string;
+  action: 'approve' | 'reject' | 'cancel';
+  /** Form answers (form mode), validated against `requestedSchema` before they are sent. */
+  content?: Record<string, unknown>;
+}
+
+/**
+ * What `ToolContext.interrupt` returns: a tool that returns it ends its call for now; the run
+ * pauses, and after the human answers the tool runs again with `context.resume` set.
+ */
+export interface ToolInterruptResult {
+  readonly kind: 'switchboard.interrupt';
+  request: InputRequest;
+  /** Plain JSON the tool needs to continue later, from any client (e.g. MRTR `requestState`). */
+  resumeState: unknown;
+}
+
+/** What a re-run tool receives after a pause: the human's answer and its own resume state. */
+export interface ToolResume {
+  resolution: Resolution;
+  resumeState: unknown;
+}
