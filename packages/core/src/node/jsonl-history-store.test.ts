@@ -19,7 +19,8 @@ import {
   sampleRunState,
   userMessage,
 } from '../history/history-store-contract.ts';
-import { encodeThreadId, JsonlHistoryStore } from './jsonl-history-store.ts';
+import { JsonlHistoryStore } from './jsonl-history-store.ts';
+import { encodeThreadId } from './thread-file-name.ts';
 
 describeHistoryStore('JsonlHistoryStore', async () => {
   const directory = await mkdtemp(join(tmpdir(), 'switchboard-jsonl-'));

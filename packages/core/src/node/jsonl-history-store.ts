@@ -1,6 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import {
@@ -11,6 +10,8 @@ import {
   type ThreadSummary,
 } from '../history/history-store.ts';
 import type { Item } from '../vocabulary/items.ts';
+import { withLockFile } from './lock-file.ts';
+import { encodeThreadId } from './thread-file-name.ts';
 
 /** Options of {@link JsonlHistoryStore}. */
 export interface JsonlHistoryStoreOptions {
@@ -34,14 +35,6 @@ interface ThreadIndex {
 }
 
 const INDEX_FILE = 'threads.json';
-/** Longest encoded thread id kept as it is; longer ones are shortened with a hash (bytes). */
-const MAX_ENCODED_LENGTH = 160;
-const UTF8 = new TextEncoder();
-/** A UTF-16 code unit that is half of a surrogate pair without its other half. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/** Device names Windows reserves whatever the extension. */
-const RESERVED_NAMES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
-
 /**
  * A {@link HistoryStore} in files, for Node (`@switchboard/core/node`):
  *
@@ -311,107 +304,6 @@ function touchThread(index: ThreadIndex, run: RunRecord): void {
     run,
     {},
   );
-}
-
-/** How long a lock may be held before other writers take it as left by a dead process (ms). */
-const STALE_LOCK_MS = 10_000;
-
-/**
- * Runs `task` while holding the lock file `path` (created with `O_EXCL`, removed afterwards).
- * Waits (polling every few ms) while another writer holds it; removes a lock older than
- * {@link STALE_LOCK_MS}; gives up with `history_error` after {@link STALE_LOCK_MS}.
- */
-async function withLockFile<Result>(
-  path: string,
-  signal: AbortSignal | undefined,
-  task: () => Promise<Result>,
-): Promise<Result> {
-  const deadline = Date.now() + STALE_LOCK_MS;
-  for (;;) {
-    throwIfAborted(signal);
-    try {
-      const handle = await open(path, 'wx');
-      await handle.close();
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const held = await stat(path).catch(() => undefined);
-    if (held !== undefined && Date.now() - held.mtimeMs > STALE_LOCK_MS) {
-      await breakStaleLock(path, held);
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new SwitchboardError('history_error', `The lock file ${path} stayed taken.`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 8));
-  }
-  try {
-    return await task();
-  } finally {
-    await rm(path, { force: true });
-  }
-}
-
-/**
- * Removes a lock file left by a dead process. Several writers may find the same stale lock; if
- * each removed it, one could remove the fresh lock another had just taken, and two writers would
- * run at once. So only the writer holding `<path>.break` (created with `O_EXCL`) removes it, and
- * only while it is still the same file (inode) and still stale. A break lock left by a crash is
- * itself removed once stale (that needs a second crash within the break's few milliseconds to
- * go wrong).
- */
-async function breakStaleLock(path: string, seen: Stats): Promise<void> {
-  const breaker = `${path}.break`;
-  try {
-    await (await open(breaker, 'wx')).close();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const other = await stat(breaker).catch(() => undefined);
-    if (other !== undefined && Date.now() - other.mtimeMs > STALE_LOCK_MS) {
-      await rm(breaker, { force: true });
-    }
-    return;
-  }
-  try {
-    const now = await stat(path).catch(() => undefined);
-    if (now !== undefined && now.ino === seen.ino && Date.now() - now.mtimeMs > STALE_LOCK_MS) {
-      await rm(path, { force: true });
-    }
-  } finally {
-    await rm(breaker, { force: true });
-  }
-}
-
-/**
- * The file name (without extension) of a thread: reversible escaping of everything outside
- * `[a-z0-9_-]`, or a cut escape plus a SHA-256 when the escape would be too long.
- */
-export function encodeThreadId(threadId: string): string {
-  if (threadId === '') return '~';
-  if (LONE_SURROGATE.test(threadId)) {
-    // UTF-8 would turn every lone surrogate into U+FFFD: hash the UTF-16 code units instead.
-    return `~~${createHash('sha256').update(Buffer.from(threadId, 'utf16le')).digest('hex')}`;
-  }
-  let encoded = '';
-  for (const character of threadId) {
-    if (/^[a-z0-9_-]$/.test(character)) {
-      encoded += character;
-    } else {
-      for (const byte of UTF8.encode(character)) {
-        encoded += `~${byte.toString(16).padStart(2, '0')}`;
-      }
-    }
-  }
-  if (RESERVED_NAMES.test(encoded)) {
-    encoded = `~${encoded.charCodeAt(0).toString(16)}${encoded.slice(1)}`;
-  }
-  if (encoded.length > MAX_ENCODED_LENGTH) {
-    // `~~` never occurs in an escape (every `~` there is followed by two hex digits).
-    const digest = createHash('sha256').update(threadId, 'utf8').digest('hex');
-    encoded = `${encoded.slice(0, MAX_ENCODED_LENGTH - 66)}~~${digest}`;
-  }
-  return encoded;
 }
 
 /** The file's text, or `undefined` when it does not exist. */
