@@ -11,7 +11,7 @@ import { useAgent } from '@switchboard/react';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { AppHeader } from './components/app-header.tsx';
 import { ChatPanel } from './components/chat-panel.tsx';
-import { ServersPanel } from './components/servers-panel.tsx';
+import { ServersPanel } from './components/servers/servers-panel.tsx';
 import { SettingsPanel } from './components/settings-panel.tsx';
 import { ThreadList } from './components/thread-list.tsx';
 import { ToolRunner, type RunnerTarget } from './components/tool-runner.tsx';

@@ -8,6 +8,7 @@ import {
   type ToolOutput,
   type ToolProgress,
 } from '@switchboard/core';
+import { messageOf } from './message-of.ts';
 
 /** What {@link runTool} needs from the page while the tool runs. */
 export interface RunToolHandlers {
@@ -61,7 +62,7 @@ export async function runTool(
   } catch (error) {
     const failure = isSwitchboardError(error)
       ? { code: error.code, message: error.message }
-      : { code: 'error', message: error instanceof Error ? error.message : String(error) };
+      : { code: 'error', message: messageOf(error) };
     return { text: failure.message, isError: true, error: failure };
   }
 }

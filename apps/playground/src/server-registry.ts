@@ -7,6 +7,7 @@ import {
   type McpServer,
   type McpServerSnapshot,
   type SchemaCache,
+  Store,
 } from '@switchboard/core';
 import { saveServers, type ServerConfig } from './server-config.ts';
 import { createServerFetch, TrafficLog } from './traffic-log.ts';
@@ -28,7 +29,7 @@ export interface ServerRegistrySnapshot {
 }
 
 /**
- * The playground's MCP servers as a store (`subscribe` / `getSnapshot`): one `McpServer` per
+ * The playground's MCP servers as a `Store` (`subscribe` / `getSnapshot`): one `McpServer` per
  * config, re-emitting each server's snapshot changes. Config changes are saved to localStorage.
  * Options of an `McpServer` are fixed at creation, so changing one (a tool's deferred or
  * needs-approval toggle) closes the server and creates a new one; its tools come back from the
@@ -38,35 +39,28 @@ export interface ServerRegistrySnapshot {
  * playground's callback page (`/oauth-callback.html`); its tokens and client registrations live
  * in IndexedDB, so a new `McpServer` for the same URL stays signed in.
  */
-export class ServerRegistry {
+export class ServerRegistry extends Store<ServerRegistrySnapshot> {
   readonly #schemaCache: SchemaCache;
-  #snapshot: ServerRegistrySnapshot = { entries: [] };
-  readonly #listeners = new Set<() => void>();
   readonly #unsubscribe = new Map<McpServer, () => void>();
   /** Servers that asked for a sign-in and have not connected since. */
   readonly #awaitingSignIn = new WeakSet<McpServer>();
 
   constructor(configs: readonly ServerConfig[], schemaCache: SchemaCache) {
+    // The entries need the schema cache (a field), which exists only after super().
+    super({ entries: [] });
     this.#schemaCache = schemaCache;
-    this.#snapshot = { entries: configs.map((config) => this.#create(config)) };
+    this.set({ entries: configs.map((config) => this.#create(config)) });
   }
-
-  readonly subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  };
-
-  readonly getSnapshot = (): ServerRegistrySnapshot => this.#snapshot;
 
   /** Lists the tools of every server (from the cache when fresh) and connects it. */
   start(): void {
-    for (const entry of this.#snapshot.entries) this.#open(entry.server);
+    for (const entry of this.getSnapshot().entries) this.#open(entry.server);
   }
 
   /** Adds a server at the end and connects it. */
   add(config: ServerConfig): void {
     const entry = this.#create(config);
-    this.#commit([...this.#snapshot.entries, entry]);
+    this.#commit([...this.getSnapshot().entries, entry]);
     this.#open(entry.server);
   }
 
@@ -77,7 +71,7 @@ export class ServerRegistry {
   remove(id: string): void {
     const entry = this.#find(id);
     if (entry === undefined) return;
-    this.#commit(this.#snapshot.entries.filter((candidate) => candidate.config.id !== id));
+    this.#commit(this.getSnapshot().entries.filter((candidate) => candidate.config.id !== id));
     if (entry.config.auth === 'oauth') {
       const server = entry.server;
       this.#unsubscribe.get(server)?.();
@@ -97,7 +91,7 @@ export class ServerRegistry {
     if (entry === undefined) return;
     const replacement = this.#create(change(entry.config), entry.traffic);
     this.#commit(
-      this.#snapshot.entries.map((candidate) =>
+      this.getSnapshot().entries.map((candidate) =>
         candidate.config.id === id ? replacement : candidate,
       ),
     );
@@ -163,7 +157,7 @@ export class ServerRegistry {
   }
 
   #find(id: string): ServerEntry | undefined {
-    return this.#snapshot.entries.find((entry) => entry.config.id === id);
+    return this.getSnapshot().entries.find((entry) => entry.config.id === id);
   }
 
   #create(config: ServerConfig, traffic = new TrafficLog()): ServerEntry {
@@ -215,14 +209,14 @@ export class ServerRegistry {
   }
 
   #onServerChange(server: McpServer): void {
-    const entries = this.#snapshot.entries;
-    const index = entries.findIndex((entry) => entry.server === server);
-    const entry = entries[index];
-    if (entry === undefined) return;
+    if (!this.getSnapshot().entries.some((entry) => entry.server === server)) return;
     const state = server.getSnapshot();
-    const next = [...entries];
-    next[index] = { ...entry, state };
-    this.#set({ ...this.#snapshot, entries: next });
+    this.set((snapshot) => ({
+      ...snapshot,
+      entries: snapshot.entries.map((entry) =>
+        entry.server === server ? { ...entry, state } : entry,
+      ),
+    }));
     // Signed in (from the card, the chat's banner or an authorization interrupt): a server that
     // asked for a sign-in could not list its tools, so list them now.
     if (state.status === 'needs-auth') {
@@ -240,12 +234,7 @@ export class ServerRegistry {
     } catch (error) {
       storageProblem = `The server list could not be saved in this browser: ${String(error)}`;
     }
-    this.#set(storageProblem === undefined ? { entries } : { entries, storageProblem });
-  }
-
-  #set(snapshot: ServerRegistrySnapshot): void {
-    this.#snapshot = snapshot;
-    for (const listener of this.#listeners) listener();
+    this.set(storageProblem === undefined ? { entries } : { entries, storageProblem });
   }
 }
 

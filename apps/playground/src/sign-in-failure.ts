@@ -1,4 +1,5 @@
 import { isSwitchboardError } from '@switchboard/core';
+import { messageOf } from './message-of.ts';
 
 /** A sentence for a failed sign-in (never a token: the errors carry none). */
 export function describeSignInFailure(error: unknown): string {
@@ -17,5 +18,5 @@ export function describeSignInFailure(error: unknown): string {
     }
   }
   if (isSwitchboardError(error, 'aborted')) return 'Sign-in was cancelled.';
-  return `Sign-in failed: ${error instanceof Error ? error.message : String(error)}`;
+  return `Sign-in failed: ${messageOf(error)}`;
 }

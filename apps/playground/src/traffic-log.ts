@@ -1,3 +1,5 @@
+import { Store } from '@switchboard/core';
+
 /** One HTTP exchange between the page and an MCP server. Never holds header values or bodies. */
 export interface TrafficEntry {
   id: number;
@@ -20,41 +22,31 @@ export interface TrafficEntry {
 const maxEntries = 60;
 
 /**
- * The recent HTTP traffic of one MCP server, newest last, as a store (`subscribe` /
+ * The recent HTTP traffic of one MCP server, newest last, as a `Store` (`subscribe` /
  * `getSnapshot`). Shown in the Servers panel so that server developers see what the client
  * sends: the era probe, `initialize`, the GET stream, calls, a 404 for an expired session and
  * the retry on a new session.
  */
-export class TrafficLog {
-  #entries: readonly TrafficEntry[] = [];
+export class TrafficLog extends Store<readonly TrafficEntry[]> {
   #nextId = 1;
-  readonly #listeners = new Set<() => void>();
 
-  readonly subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  };
-
-  readonly getSnapshot = (): readonly TrafficEntry[] => this.#entries;
+  constructor() {
+    super([]);
+  }
 
   /** Records a request; returns a function that completes its entry. */
   start(entry: Omit<TrafficEntry, 'id' | 'at'>): (result: Partial<TrafficEntry>) => void {
     const id = this.#nextId;
     this.#nextId += 1;
     const at = Date.now();
-    this.#set([...this.#entries, { ...entry, id, at }].slice(-maxEntries));
+    this.set((entries) => [...entries, { ...entry, id, at }].slice(-maxEntries));
     return (result) => {
-      this.#set(
-        this.#entries.map((existing) =>
+      this.set((entries) =>
+        entries.map((existing) =>
           existing.id === id ? { ...existing, ...result, durationMs: Date.now() - at } : existing,
         ),
       );
     };
-  }
-
-  #set(entries: readonly TrafficEntry[]): void {
-    this.#entries = entries;
-    for (const listener of this.#listeners) listener();
   }
 }
 

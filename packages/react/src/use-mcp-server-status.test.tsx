@@ -1,4 +1,4 @@
-import { mcpServer } from '@switchboard/core';
+import { mcpServer, Store, type McpServerSnapshot } from '@switchboard/core';
 import { nodeOAuthProvider } from '@switchboard/core/node';
 import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
@@ -50,6 +50,16 @@ describe('useMcpServerStatus', () => {
       await server.close();
     });
     expect(result.current.status).toBe('closed');
+  });
+
+  it("follows a server built on core's Store (bound subscribe and getSnapshot)", async () => {
+    const server = new StoreBackedServer();
+    const { result } = renderHook(() => useMcpServerStatus(server));
+    expect(result.current.status).toBe('idle');
+    await act(async () => {
+      await result.current.connect();
+    });
+    expect(result.current.status).toBe('connected');
   });
 
   it('throws a clear error without a server', () => {
@@ -104,3 +114,19 @@ describe('useMcpServerStatus', () => {
     await expect(result.current.signOut()).rejects.toMatchObject({ code: 'invalid_input' });
   });
 });
+
+/** The shape McpServer takes on core's Store: `subscribe` and `getSnapshot` are bound. */
+class StoreBackedServer extends Store<McpServerSnapshot> {
+  constructor() {
+    super({ status: 'idle', completedElicitations: [] });
+  }
+
+  connect(): Promise<void> {
+    this.set((snapshot) => ({ ...snapshot, status: 'connected' }));
+    return Promise.resolve();
+  }
+
+  listTools(): Promise<never[]> {
+    return Promise.resolve([]);
+  }
+}

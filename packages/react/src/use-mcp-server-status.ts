@@ -38,6 +38,7 @@ export function useMcpServerStatus(server: McpServerLike): UseMcpServerStatusRes
   if (server === undefined || server === null) {
     throw new SwitchboardError('invalid_input', 'useMcpServerStatus needs an McpServer argument.');
   }
+  // Called as a method, so it works whether or not the server binds `subscribe` (core's Store does).
   const subscribe = useCallback((listener: () => void) => server.subscribe(listener), [server]);
   const getSnapshot = useCallback(() => server.getSnapshot(), [server]);
   const snapshot = useSyncExternalStore(subscribe, getSnapshot, getSnapshot);

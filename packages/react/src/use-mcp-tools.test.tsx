@@ -68,6 +68,40 @@ describe('useMcpTools', () => {
     expect(server.listCalls).toBe(0);
   });
 
+  it('starts from the tools already in the server snapshot, without a loading state', async () => {
+    const server = new FakeMcpServer(['search', 'fetch']);
+    const listed = await server.listTools();
+    const wrapper = ({ children }: { children: ReactNode }) => (
+      <QueryClientProvider client={newClient()}>{children}</QueryClientProvider>
+    );
+    const { result } = renderHook(() => useMcpTools(server), { wrapper });
+    expect(result.current.isSuccess).toBe(true);
+    // The very array the server listed: nothing copied, nothing listed twice.
+    expect(result.current.data).toBe(listed);
+    await waitFor(() => expect(result.current.isFetching).toBe(false));
+    expect(server.listCalls).toBe(1);
+  });
+
+  it('while disabled, shows the tools the server lists for someone else, and follows list changes', async () => {
+    const server = new FakeMcpServer(['search']);
+    const wrapper = ({ children }: { children: ReactNode }) => (
+      <QueryClientProvider client={newClient()}>{children}</QueryClientProvider>
+    );
+    const { result } = renderHook(() => useMcpTools(server, { enabled: false }), { wrapper });
+    expect(result.current.data).toBeUndefined();
+    // Something else owns the connection (an app's registry) and lists.
+    await act(async () => {
+      await server.listTools();
+    });
+    await waitFor(() => expect(result.current.data?.map((tool) => tool.name)).toEqual(['search']));
+    act(() => server.relist(['search', 'summarise']));
+    await waitFor(() =>
+      expect(result.current.data?.map((tool) => tool.name)).toEqual(['search', 'summarise']),
+    );
+    expect(result.current.fetchStatus).toBe('idle');
+    expect(server.listCalls).toBe(1);
+  });
+
   it('lists the tools of a real MCP server', async () => {
     demo = await startDemoServer({ toolCount: 0 });
     const server = mcpServer({ url: demo.modernUrl, name: 'demo' });

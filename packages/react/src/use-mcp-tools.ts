@@ -9,7 +9,12 @@ import { useResolvedQueryClient } from './use-resolved-query-client.ts';
 export interface UseMcpToolsOptions {
   /** Default: the provider's, else the nearest `QueryClientProvider`'s. */
   queryClient?: QueryClient;
-  /** Set false to not list (e.g. until the user connects). Default true. */
+  /**
+   * Set false to not list: until the user connects, or when something else owns the connection
+   * and lists (an app's server registry, an agent run). A disabled query still follows the
+   * server: the tools in its snapshot, whoever listed them, become the query's data. Default
+   * true.
+   */
   enabled?: boolean;
 }
 
@@ -17,7 +22,9 @@ export interface UseMcpToolsOptions {
  * The tools of an MCP server as a TanStack query of `server.listTools()` (key
  * `switchboardQueryKeys.mcpTools(server)`; the query's `signal` is passed on). The query is
  * invalidated whenever the server's snapshot gets a different `tools` list — i.e. when the core
- * re-lists after `notifications/tools/list_changed` — so the UI follows the server.
+ * re-lists after `notifications/tools/list_changed` — so the UI follows the server. Tools the
+ * snapshot already holds are the query's initial data: no loading state for a listed server.
+ * With `enabled: false` the hook never lists; it shows the snapshot's tools.
  *
  * @throws SwitchboardError `invalid_input` when `server` is missing or there is no query client.
  */
@@ -30,8 +37,21 @@ export function useMcpTools(
   }
   const queryClient = useResolvedQueryClient(options.queryClient, 'useMcpTools');
   const queryKey = switchboardQueryKeys.mcpTools(server);
+  const enabled = options.enabled ?? true;
   useEffect(() => {
     const key = switchboardQueryKeys.mcpTools(server);
+    // `subscribe` is called as a method: it works whether or not the server binds it.
+    if (!enabled) {
+      // Not listing ourselves: the query shows the tools the server listed for someone else.
+      const follow = (): void => {
+        const tools = listedTools(server);
+        if (tools !== undefined && tools !== queryClient.getQueryData(key)) {
+          queryClient.setQueryData(key, tools);
+        }
+      };
+      follow(); // a listing that came between the render and this subscription
+      return server.subscribe(follow);
+    }
     let seen = server.getSnapshot().tools;
     return server.subscribe(() => {
       const tools = server.getSnapshot().tools;
@@ -42,13 +62,23 @@ export function useMcpTools(
         void queryClient.invalidateQueries({ queryKey: key });
       }
     });
-  }, [server, queryClient]);
+  }, [server, queryClient, enabled]);
   return useQuery(
     {
       queryKey,
       queryFn: ({ signal }) => server.listTools({ signal }),
-      enabled: options.enabled ?? true,
+      initialData: () => listedTools(server),
+      enabled,
     },
     queryClient,
   );
+}
+
+/**
+ * The tools in the server's snapshot. The core puts the very array `listTools()` returned there
+ * (typed readonly); it is passed on as that array, not a copy, so that the identity checks
+ * above can tell "already in the cache" from "a new listing".
+ */
+function listedTools(server: McpServerLike): McpToolDescriptor[] | undefined {
+  return server.getSnapshot().tools as McpToolDescriptor[] | undefined;
 }

@@ -2,6 +2,7 @@ import { InterruptView, type UseAgentResult } from '@switchboard/react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ChatMessageView } from './chat-message-view.tsx';
 import { describeSignInFailure } from '../sign-in-failure.ts';
+import { messageOf } from '../message-of.ts';
 
 /** A phrase the scripted model understands, and the feature it shows. */
 export interface Suggestion {
@@ -73,7 +74,7 @@ export function ChatPanel({
     setDraft('');
     setSendProblem(undefined);
     send(trimmed).catch((failure: unknown) => {
-      setSendProblem(failure instanceof Error ? failure.message : String(failure));
+      setSendProblem(messageOf(failure));
     });
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {

@@ -1,6 +1,7 @@
 import type { HistoryStore, ThreadSummary } from '@switchboard/core';
 import { useThreads } from '@switchboard/react';
 import { useState, type FormEvent } from 'react';
+import { messageOf } from '../message-of.ts';
 
 /**
  * The threads kept in this browser (IndexedDB), most recent first: open, rename, delete, new.
@@ -33,7 +34,7 @@ export function ThreadList({
     try {
       await action();
     } catch (error) {
-      setProblem(`${failure}: ${error instanceof Error ? error.message : String(error)}`);
+      setProblem(`${failure}: ${messageOf(error)}`);
     }
     await threads.invalidate();
   };

@@ -1,0 +1,118 @@
+import type { McpServerSnapshot, McpServerStatus } from '@switchboard/core';
+import { useMcpServerStatus } from '@switchboard/react';
+import type { ServerEntry, ServerRegistry } from '../../server-registry.ts';
+import { OAuthOffer } from './oauth-offer.tsx';
+import { ServerActions } from './server-actions.tsx';
+import { ServerFacts } from './server-facts.tsx';
+import { ServerSignIn } from './server-sign-in.tsx';
+import { ToolList, type RunToolHandler } from './tool-list.tsx';
+import { TrafficView } from './traffic-view.tsx';
+
+const statusLabels: Record<McpServerStatus, string> = {
+  idle: 'Not connected yet',
+  connecting: 'Connecting…',
+  cached: 'Tools from the cache',
+  connected: 'Connected',
+  'needs-auth': 'Sign-in needed',
+  error: 'Not connected',
+  closed: 'Closed',
+};
+
+/**
+ * One MCP server: its status and facts, why it failed, its sign-in, its actions, its tools and
+ * its HTTP traffic. The server's state comes from the library's own `useMcpServerStatus`.
+ */
+export function ServerCard({
+  entry,
+  registry,
+  exclusion,
+  onRunTool,
+}: {
+  entry: ServerEntry;
+  registry: ServerRegistry;
+  /** Why the server's tools are not offered to the model, if they are not. */
+  exclusion: string | undefined;
+  onRunTool: RunToolHandler;
+}) {
+  const { config, server } = entry;
+  const state = useMcpServerStatus(server);
+  const offersOAuth = config.auth !== 'oauth' && asksForSignIn(state);
+  const failed = state.status === 'error' && !offersOAuth;
+
+  return (
+    <article
+      className={`server-card server-card--${state.status}`}
+      data-testid="server-card"
+      data-server-name={config.name}
+      data-status={state.status}
+      aria-label={`Server ${config.name}`}
+    >
+      <header className="server-card__header">
+        <h3 className="server-card__name">{config.name}</h3>
+        <span
+          className={`status-pill status-pill--${state.status}`}
+          data-testid="server-status"
+          data-status={state.status}
+          role="status"
+        >
+          <span className="status-dot" aria-hidden="true" />
+          {statusLabels[state.status]}
+        </span>
+      </header>
+      <ServerFacts config={config} state={state} />
+      {failed && (
+        <div className="error-box" role="alert" data-testid="server-error">
+          <strong>Could not use this server</strong>{' '}
+          {state.error !== undefined && (
+            <code data-testid="server-error-code">{state.error.code}</code>
+          )}
+          <p data-testid="server-error-message">
+            {state.error?.message ?? 'The connection failed.'}
+          </p>
+          <p className="muted">The chat works without its tools. Reconnect when it is back.</p>
+        </div>
+      )}
+      {offersOAuth && (
+        <OAuthOffer
+          onUseOAuth={() =>
+            registry.update(config.id, (current) => ({ ...current, auth: 'oauth' }))
+          }
+        />
+      )}
+      {config.auth === 'oauth' && (
+        // Signs in with the hook's authorize(), but signs out through the registry: it lists
+        // again afterwards, so the card asks for a sign-in instead of sitting idle.
+        <ServerSignIn state={state} onSignOut={() => registry.signOut(config.id)} />
+      )}
+      {exclusion !== undefined && state.status !== 'error' && (
+        <p className="warning-box" data-testid="server-exclusion">
+          {exclusion}
+        </p>
+      )}
+      <ServerActions
+        config={config}
+        registry={registry}
+        failed={failed}
+        connecting={state.status === 'connecting'}
+      />
+      <ToolList
+        server={server}
+        config={config}
+        status={state.status}
+        registry={registry}
+        onRunTool={onRunTool}
+      />
+      <TrafficView log={entry.traffic} />
+    </article>
+  );
+}
+
+/**
+ * Whether the server wants a sign-in: `needs-auth`, or a failure with HTTP 401. For a server
+ * added without OAuth that is not an outage: the card offers the sign-in instead.
+ */
+function asksForSignIn(state: McpServerSnapshot): boolean {
+  if (state.status === 'needs-auth') return true;
+  if (state.status !== 'error') return false;
+  return state.error?.code === 'needs_auth' || state.error?.details?.['status'] === 401;
+}
