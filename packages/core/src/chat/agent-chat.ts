@@ -7,8 +7,8 @@ import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import type { ChatMessage } from './chat-message.ts';
 import { applyChunk, closeOpenCalls } from './chat-reducer.ts';
-import { withoutError, type ChatSnapshot } from './chat-snapshot.ts';
-import { followRun } from './follow-run.ts';
+import { endedView, withoutError, type ChatSnapshot } from './chat-snapshot.ts';
+import { RunFollower } from './follow-run.ts';
 import {
   serversNeedingAuth,
   watchMcpServers,
@@ -42,8 +42,8 @@ export class AgentChat extends Store<ChatSnapshot> {
   #queued: Resolution[] = [];
   /** Unsubscribes from the MCP servers' status while this chat has listeners. */
   #unwatchServers: (() => void) | undefined;
-  /** Stops following another client's run (see {@link followRun}). */
-  #following: AbortController | undefined;
+  /** Follows another client's run of the thread (`running-elsewhere`) until it ends. */
+  readonly #following = new RunFollower();
   /** What the snapshot shows of the stored rows, to notify only when it changed. */
   #shownRows = '';
 
@@ -92,7 +92,7 @@ export class AgentChat extends Store<ChatSnapshot> {
       );
     }
     await this.load();
-    this.#stopFollowing();
+    this.#following.stop();
     const userMessage: ChatMessage = {
       id: crypto.randomUUID(),
       role: 'user',
@@ -121,7 +121,7 @@ export class AgentChat extends Store<ChatSnapshot> {
       return undefined;
     }
     await this.load();
-    this.#stopFollowing();
+    this.#following.stop();
     const { threadId, interrupts } = this.getSnapshot();
     const shown = interrupts.some((interrupt) => interrupt.callId === callId);
     const run = this.agent.execute({ threadId, resolutions: [resolution] });
@@ -195,7 +195,7 @@ export class AgentChat extends Store<ChatSnapshot> {
   protected override onLastUnsubscribe(): void {
     this.#unwatchServers?.();
     this.#unwatchServers = undefined;
-    this.#stopFollowing();
+    this.#following.stop();
   }
 
   /**
@@ -225,18 +225,9 @@ export class AgentChat extends Store<ChatSnapshot> {
     }
     this.#run = undefined;
     const result = await run.result();
-    if (result.status === 'paused') {
-      this.#patch({
-        status: 'paused',
-        interrupts: result.interrupts,
-        ...(result.error === undefined ? {} : { error: result.error }),
-      });
-    } else if (result.status === 'failed' && result.error !== undefined) {
-      if (elsewhere?.(result.error) === true) await this.#reload();
-      else this.#patch({ status: 'error', error: result.error, interrupts: [] });
-    } else {
-      this.#patch({ status: 'idle', interrupts: [] });
-    }
+    const failed = result.status === 'failed' ? result.error : undefined;
+    if (failed !== undefined && elsewhere?.(failed) === true) await this.#reload();
+    else this.#patch(endedView(result));
     const queued = this.#queued.shift();
     const held = this.getSnapshot().interrupts;
     if (queued !== undefined && held.some((interrupt) => interrupt.callId === queued.callId)) {
@@ -266,28 +257,14 @@ export class AgentChat extends Store<ChatSnapshot> {
 
   /** Starts following the thread's run of another client, unless already following. */
   #follow(): void {
-    if (this.#following !== undefined || this.#run !== undefined) return;
-    const controller = new AbortController();
-    this.#following = controller;
-    followRun({
-      load: (signal) => this.agent.loadThread(this.getSnapshot().threadId, { signal }),
-      onRows: (runs) => this.#showRows(runs, true),
-      signal: controller.signal,
-    }).then(
-      () => {
-        if (this.#following === controller) this.#following = undefined;
+    if (this.#run !== undefined) return;
+    this.#following.start(
+      {
+        load: (signal) => this.agent.loadThread(this.getSnapshot().threadId, { signal }),
+        onRows: (runs) => this.#showRows(runs, true),
       },
-      (error: unknown) => {
-        if (this.#following !== controller) return;
-        this.#following = undefined;
-        this.#patch({ status: 'error', error: asLoadError(error), interrupts: [] });
-      },
+      (error) => this.#patch({ status: 'error', error: asLoadError(error), interrupts: [] }),
     );
-  }
-
-  #stopFollowing(): void {
-    this.#following?.abort();
-    this.#following = undefined;
   }
 
   #patch(change: Partial<ChatSnapshot>): void {

@@ -1,3 +1,4 @@
+import type { RunResult } from '../agent/run-result.ts';
 import type { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { ChatMessage } from './chat-message.ts';
@@ -32,4 +33,24 @@ export function withoutError(snapshot: ChatSnapshot): ChatSnapshot {
   const rest = { ...snapshot };
   delete rest.error;
   return rest;
+}
+
+/**
+ * What the snapshot shows of a run of this chat that ended: `paused` with its interrupts (and
+ * an invalid answer's error), `error` with the run's error, otherwise `idle`.
+ */
+export function endedView(
+  result: RunResult,
+): Pick<ChatSnapshot, 'status' | 'interrupts'> & Pick<Partial<ChatSnapshot>, 'error'> {
+  if (result.status === 'paused') {
+    return {
+      status: 'paused',
+      interrupts: result.interrupts,
+      ...(result.error === undefined ? {} : { error: result.error }),
+    };
+  }
+  if (result.status === 'failed' && result.error !== undefined) {
+    return { status: 'error', error: result.error, interrupts: [] };
+  }
+  return { status: 'idle', interrupts: [] };
 }
