@@ -102,6 +102,37 @@ describe('useAgent', () => {
     expect(second.result.current.threadId).toBe('kept');
   });
 
+  it('keeps its chat across re-renders, and switches to a new chat when threadId or agent changes', async () => {
+    const agent = makeAgent();
+    const { result, rerender } = renderHook(
+      ({ current, threadId }: { current: Agent; threadId: string }) =>
+        useAgent(current, { threadId }),
+      { initialProps: { current: agent, threadId: 'one' } },
+    );
+    await act(async () => {
+      await result.current.send('hello');
+    });
+    const send = result.current.send;
+
+    rerender({ current: agent, threadId: 'one' });
+    expect(result.current.send).toBe(send);
+    expect(result.current.messages).toHaveLength(2);
+
+    rerender({ current: agent, threadId: 'two' });
+    expect(result.current.threadId).toBe('two');
+    expect(result.current.send).not.toBe(send);
+    expect(result.current.messages).toEqual([]);
+    await waitFor(() => expect(result.current.status).toBe('idle'));
+
+    rerender({ current: agent, threadId: 'one' });
+    await waitFor(() => expect(result.current.messages).toHaveLength(2));
+    const reloaded = result.current.send;
+
+    rerender({ current: makeAgent(), threadId: 'one' });
+    expect(result.current.send).not.toBe(reloaded);
+    await waitFor(() => expect(result.current.messages).toHaveLength(2));
+  });
+
   it('reports a failed run as status error with the error, and recovers on the next send', async () => {
     await model.close();
     model = await startScriptedModelServer({

@@ -8,8 +8,8 @@ import {
   type McpAuthorizeOutcome,
   type RunResult,
 } from '@switchboard/core';
-import { useCallback, useContext, useEffect, useMemo, useSyncExternalStore } from 'react';
-import { frameBatchedStore } from './frame-batched-store.ts';
+import { useCallback, useContext, useEffect, useState, useSyncExternalStore } from 'react';
+import { frameBatchedStore, type ExternalStore } from './frame-batched-store.ts';
 import type { Interrupt, ResolutionAction } from './interrupt-types.ts';
 import { switchboardQueryKeys } from './query-keys.ts';
 import { SwitchboardContext } from './switchboard-context.ts';
@@ -92,6 +92,19 @@ function isUrgent(previous: ChatSnapshot, next: ChatSnapshot): boolean {
   );
 }
 
+/** The chat of one agent and thread, and the frame-batched view React reads it through. */
+interface BoundChat {
+  agent: Agent;
+  threadId: string | undefined;
+  chat: AgentChat;
+  store: ExternalStore<ChatSnapshot>;
+}
+
+function bindChat(agent: Agent, threadId: string | undefined): BoundChat {
+  const chat = new AgentChat(agent, threadId === undefined ? {} : { threadId });
+  return { agent, threadId, chat, store: frameBatchedStore(chat, { isUrgent }) };
+}
+
 function isAgent(value: unknown): value is Agent {
   return typeof (value as Agent | undefined)?.execute === 'function';
 }
@@ -131,11 +144,16 @@ export function useAgent(
     );
   }
   const { threadId } = options;
-  const chat = useMemo(
-    () => new AgentChat(agent, threadId === undefined ? {} : { threadId }),
-    [agent, threadId],
-  );
-  const store = useMemo(() => frameBatchedStore(chat, { isUrgent }), [chat]);
+  // The chat is state, not a memo: React may drop a memo's value, and a new chat would lose the
+  // streaming run. A new agent or thread replaces it during render (React's pattern for state
+  // derived from changing inputs); this render already uses the new one.
+  const [bound, setBound] = useState(() => bindChat(agent, threadId));
+  let current = bound;
+  if (bound.agent !== agent || bound.threadId !== threadId) {
+    current = bindChat(agent, threadId);
+    setBound(current);
+  }
+  const { chat, store } = current;
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
 
   useEffect(() => {

@@ -1,4 +1,7 @@
+import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
+import { Store } from '../internal/store.ts';
+import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
 import type { FunctionCallItem, ToolOutput } from '../vocabulary/items.ts';
 import { isToolInterruptResult, type ToolProgress } from '../tools/tool-types.ts';
 import type { InputRequest, ToolInterruptResult, ToolResume } from '../vocabulary/interrupts.ts';
@@ -36,18 +39,21 @@ export interface CallOwner {
   onProgress(progress: ToolProgress): void;
 }
 
-/** Outputs for approvals the human refused. */
+/**
+ * Outputs for approvals the human refused. The texts say that the call was not run (stored
+ * threads carry them as they are); the error messages are the canonical sentences.
+ */
 const REFUSED: Record<'reject' | 'cancel', ToolOutput> = {
-  reject: {
-    text: 'The user declined this tool call; it was not run.',
-    isError: true,
-    error: { code: 'rejected', message: 'The user declined this tool call.' },
-  },
-  cancel: {
-    text: 'The user cancelled this tool call; it was not run.',
-    isError: true,
-    error: { code: 'cancelled', message: 'The user cancelled this tool call.' },
-  },
+  reject: toolError(
+    'rejected',
+    TOOL_ERROR_TEXT.rejected,
+    'The user declined this tool call; it was not run.',
+  ),
+  cancel: toolError(
+    'cancelled',
+    TOOL_ERROR_TEXT.cancelled,
+    'The user cancelled this tool call; it was not run.',
+  ),
 };
 
 /**
@@ -55,15 +61,15 @@ const REFUSED: Record<'reject' | 'cancel', ToolOutput> = {
  * on a live `requestInput` (a 2025-era pushed elicitation) keeps its tool running in memory, so
  * the agent keeps the task between the pause and the resume; any other waiting task can be
  * rebuilt from stored {@link Interrupt} + resume state after a reload.
+ *
+ * A {@link Store} of its {@link CallTaskPhase}: every phase change notifies the subscribers.
  */
-export class CallTask {
+export class CallTask extends Store<CallTaskPhase> {
   readonly call: FunctionCallItem;
   readonly #start: CallStarter;
-  #phase: CallTaskPhase = { phase: 'running' };
   #approved = false;
   #answer: ((resolution: Resolution) => void) | undefined;
   #fail: ((error: unknown) => void) | undefined;
-  readonly #listeners = new Set<() => void>();
 
   /** The MCP server of the call's tool; asked when an interrupt is made (see the constructor). */
   readonly #server: () => string | undefined;
@@ -81,13 +87,15 @@ export class CallTask {
     start: CallStarter,
     server: () => string | undefined = () => undefined,
   ) {
+    super({ phase: 'running' });
     this.call = call;
     this.#start = start;
     this.#server = server;
   }
 
+  /** Where the call stands (the store's snapshot). */
   get phase(): CallTaskPhase {
-    return this.#phase;
+    return this.getSnapshot();
   }
 
   /** The signal the tool runs with: aborted by the owning run's stop, or by {@link abandon}. */
@@ -125,10 +133,9 @@ export class CallTask {
     this.#owner?.onProgress(progress);
   }
 
-  /** Calls `listener` on every phase change; returns the unsubscribe function. */
+  /** Calls `listener` on every phase change; returns the unsubscribe function (`subscribe`). */
   onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.subscribe(listener);
   }
 
   /** Runs the tool (again, with `resume`, after a pause). */
@@ -150,13 +157,9 @@ export class CallTask {
         }
       },
       (error: unknown) => {
-        const message = error instanceof Error ? error.message : String(error);
         // A starter's own failure (e.g. a hook's `hook_failed`) keeps its code.
         const code = isSwitchboardError(error) ? error.code : 'tool_execution_failed';
-        this.#set({
-          phase: 'settled',
-          output: { text: message, isError: true, error: { code, message } },
-        });
+        this.#set({ phase: 'settled', output: toolError(code, messageOf(error)) });
       },
     );
   }
@@ -190,7 +193,7 @@ export class CallTask {
    * tool or settles it as refused; a stored form/url interrupt re-runs the tool with `resume`.
    */
   resolve(resolution: Resolution): void {
-    const phase = this.#phase;
+    const phase = this.getSnapshot();
     if (phase.phase !== 'waiting') {
       throw new SwitchboardError('unknown_call_id', `Call ${this.call.callId} is not waiting.`);
     }
@@ -239,10 +242,10 @@ export class CallTask {
     return interrupt;
   }
 
+  /** Every phase change: a settled call has no owner any more (its run's stop is moot). */
   #set(phase: CallTaskPhase): void {
-    this.#phase = phase;
     if (phase.phase === 'settled') this.detach();
-    for (const listener of [...this.#listeners]) listener();
+    this.set(phase);
   }
 }
 

@@ -89,6 +89,23 @@ describe('AgentChat', () => {
     });
   });
 
+  it('has bound subscribe and getSnapshot, usable as values', async () => {
+    const { model } = await scripted([{ text: 'Hello.' }]);
+    const chat = new AgentChat(new Agent({ name: 'test', model }), { threadId: 'bound' });
+    const { subscribe, getSnapshot } = chat;
+    const statuses: string[] = [];
+
+    const unsubscribe = subscribe(() => statuses.push(getSnapshot().status));
+    await chat.send('hi');
+    unsubscribe();
+    await chat.send('again');
+
+    expect(getSnapshot()).toBe(chat.getSnapshot());
+    expect(statuses.at(0)).toBe('loading');
+    expect(statuses.at(-1)).toBe('idle');
+    expect(statuses.filter((status) => status === 'idle')).toHaveLength(2);
+  });
+
   it('streams the answer into one assistant message', async () => {
     const { model } = await scripted([{ text: 'alpha beta gamma delta' }]);
     const chat = new AgentChat(new Agent({ name: 'test', model }));

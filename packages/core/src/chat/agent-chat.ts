@@ -1,44 +1,29 @@
 import type { Agent } from '../agent/agent.ts';
-import { OUTCOME_UNKNOWN } from '../agent/recover-run.ts';
-import type { Chunk } from '../agent/chunks.ts';
-import type { Interrupt, Resolution } from '../vocabulary/interrupts.ts';
 import type { RunHandle, RunResult } from '../agent/run-result.ts';
-import { SwitchboardError, type SwitchboardErrorCode } from '../errors/switchboard-error.ts';
+import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { RunRecord } from '../history/history-store.ts';
+import { Store } from '../internal/store.ts';
 import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
-import { chatMessagesFromItems, type ChatMessage, type ChatPart } from './chat-message.ts';
-import { followRun } from './follow-run.ts';
+import type { Resolution } from '../vocabulary/interrupts.ts';
+import type { ChatMessage } from './chat-message.ts';
+import { applyChunk, closeOpenCalls } from './chat-reducer.ts';
+import { endedView, withoutError, type ChatSnapshot } from './chat-snapshot.ts';
+import { RunFollower } from './follow-run.ts';
+import {
+  serversNeedingAuth,
+  watchMcpServers,
+  withServersNeedingAuth,
+} from './servers-needing-auth.ts';
+import { rowsKey, storedView } from './stored-view.ts';
 
-/**
- * What a chat is doing. `paused`: interrupts wait for the human. `running-elsewhere`: the
- * thread's run is running in another client (another tab, process or `Agent`, e.g. the tab that
- * won a race to approve the same call): the chat shows what that run has stored and follows it
- * until it ends; a new message would be refused (`run_in_progress`) until then.
- */
-export type ChatStatus =
-  'idle' | 'loading' | 'streaming' | 'paused' | 'running-elsewhere' | 'error';
-
-/** An immutable view of a chat; a new object only when something changed. */
-export interface ChatSnapshot {
-  threadId: string;
-  messages: readonly ChatMessage[];
-  status: ChatStatus;
-  /** Calls held for the human (approvals, forms, URLs), oldest first. */
-  interrupts: readonly Interrupt[];
-  /** The last run's error (or an invalid answer's), until the next `send` or `resolve`. */
-  error?: SwitchboardError;
-  /**
-   * Names of the agent's MCP servers waiting for the user to sign in (status `needs-auth`):
-   * show a "Connect" button that calls {@link AgentChat.connect}. Kept current while subscribed.
-   */
-  serversNeedingAuth: readonly string[];
-}
+export type { ChatSnapshot, ChatStatus } from './chat-snapshot.ts';
 
 /**
  * One thread of an {@link Agent} as a store a UI can subscribe to (`subscribe` / `getSnapshot`,
- * the `useSyncExternalStore` contract). It loads the thread's history — including a paused
- * run's interrupts, so a reload shows the same pending approval or form — sends user messages,
- * answers interrupts and folds the run's chunks into {@link ChatMessage}s.
+ * bound, the `useSyncExternalStore` contract). It loads the thread's history — including a
+ * paused run's interrupts, so a reload shows the same pending approval or form — sends user
+ * messages, answers interrupts and folds the run's chunks into {@link ChatMessage}s
+ * (`chat-reducer.ts`).
  *
  * Several clients on one thread (two tabs over one IndexedDB store): an answer another client
  * gave first (`run_claimed`) is no error here — the chat reloads the thread and shows what is
@@ -49,48 +34,28 @@ export interface ChatSnapshot {
  * `running` by a page that closed or reloaded mid-run is recovered when its lease expires (see
  * `Agent.loadThread`): its open calls show an `outcome_unknown` output and the thread continues.
  */
-export class AgentChat {
+export class AgentChat extends Store<ChatSnapshot> {
   readonly agent: Agent;
-  #snapshot: ChatSnapshot;
   #run: RunHandle | undefined;
-  readonly #listeners = new Set<() => void>();
   #loaded: Promise<void> | undefined;
   /** Answers given while a run was streaming; sent when it ends. */
   #queued: Resolution[] = [];
   /** Unsubscribes from the MCP servers' status while this chat has listeners. */
   #unwatchServers: (() => void) | undefined;
-  /** Stops following another client's run (see {@link followRun}). */
-  #following: AbortController | undefined;
+  /** Follows another client's run of the thread (`running-elsewhere`) until it ends. */
+  readonly #following = new RunFollower();
   /** What the snapshot shows of the stored rows, to notify only when it changed. */
   #shownRows = '';
 
   constructor(agent: Agent, options: { threadId?: string } = {}) {
-    this.agent = agent;
-    this.#snapshot = {
+    super({
       threadId: options.threadId ?? crypto.randomUUID(),
       messages: [],
       status: 'idle',
       interrupts: [],
       serversNeedingAuth: serversNeedingAuth(agent),
-    };
-  }
-
-  subscribe(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    this.#unwatchServers ??= this.#watchServers();
-    // Following stops when nobody looks (a closed view) and starts again with a new subscriber.
-    if (this.#snapshot.status === 'running-elsewhere') this.#follow();
-    return () => {
-      this.#listeners.delete(listener);
-      if (this.#listeners.size > 0) return;
-      this.#unwatchServers?.();
-      this.#unwatchServers = undefined;
-      this.#stopFollowing();
-    };
-  }
-
-  getSnapshot(): ChatSnapshot {
-    return this.#snapshot;
+    });
+    this.agent = agent;
   }
 
   /**
@@ -101,18 +66,13 @@ export class AgentChat {
    */
   load(options: { signal?: AbortSignal } = {}): Promise<void> {
     this.#loaded ??= (async () => {
-      this.#set({ status: 'loading' });
+      this.#patch({ status: 'loading' });
       try {
-        this.#showRows(await this.agent.loadThread(this.#snapshot.threadId, options));
-        if (this.#snapshot.status === 'running-elsewhere') this.#follow();
+        this.#showRows(await this.agent.loadThread(this.getSnapshot().threadId, options));
+        if (this.getSnapshot().status === 'running-elsewhere') this.#follow();
       } catch (error) {
         this.#loaded = undefined;
-        this.#set({
-          status: 'error',
-          error: new SwitchboardError('history_error', 'Could not load the thread.', {
-            cause: error,
-          }),
-        });
+        this.#patch({ status: 'error', error: asLoadError(error) });
       }
     })();
     return this.#loaded;
@@ -132,17 +92,15 @@ export class AgentChat {
       );
     }
     await this.load();
-    this.#stopFollowing();
+    this.#following.stop();
     const userMessage: ChatMessage = {
       id: crypto.randomUUID(),
       role: 'user',
       parts: [{ type: 'text', text }],
     };
-    const messages = this.#snapshot.messages.map((message) => closeWaiting(message));
-    return await this.#stream(
-      this.agent.execute({ threadId: this.#snapshot.threadId, messages: text }),
-      [...messages, userMessage],
-    );
+    const messages = closeOpenCalls(this.getSnapshot().messages, 'unanswered');
+    const run = this.agent.execute({ threadId: this.getSnapshot().threadId, messages: text });
+    return await this.#stream(run, { messages: [...messages, userMessage] });
   }
 
   /**
@@ -163,15 +121,12 @@ export class AgentChat {
       return undefined;
     }
     await this.load();
-    this.#stopFollowing();
-    const shown = this.#snapshot.interrupts.some((interrupt) => interrupt.callId === callId);
-    const answered = this.#snapshot.interrupts.filter((interrupt) => interrupt.callId !== callId);
-    const handle = this.agent.execute({
-      threadId: this.#snapshot.threadId,
-      resolutions: [resolution],
-    });
-    this.#snapshot = { ...this.#snapshot, interrupts: answered };
-    return await this.#stream(handle, this.#snapshot.messages, (error) =>
+    this.#following.stop();
+    const { threadId, interrupts } = this.getSnapshot();
+    const shown = interrupts.some((interrupt) => interrupt.callId === callId);
+    const run = this.agent.execute({ threadId, resolutions: [resolution] });
+    const answered = interrupts.filter((interrupt) => interrupt.callId !== callId);
+    return await this.#stream(run, { interrupts: answered }, (error) =>
       answeredElsewhere(error, shown),
     );
   }
@@ -210,7 +165,7 @@ export class AgentChat {
    * reload; answer it again then). A failed sign-in leaves it pending and rejects.
    */
   async authorizeAndResume(callId: string): Promise<RunResult | undefined> {
-    const interrupt = this.#snapshot.interrupts.find((candidate) => candidate.callId === callId);
+    const interrupt = this.getSnapshot().interrupts.find((held) => held.callId === callId);
     if (interrupt?.mode !== 'authorization' || interrupt.server === undefined) {
       throw new SwitchboardError(
         'unknown_call_id',
@@ -228,43 +183,54 @@ export class AgentChat {
     this.#run?.stop();
   }
 
+  // The MCP servers' sign-in state and another client's run are watched only while somebody
+  // looks (a closed view costs nothing), and again from the next subscriber on.
+  protected override onFirstSubscribe(): void {
+    this.#unwatchServers = watchMcpServers(this.agent, () =>
+      this.set((snapshot) => withServersNeedingAuth(snapshot, serversNeedingAuth(this.agent))),
+    );
+    if (this.getSnapshot().status === 'running-elsewhere') this.#follow();
+  }
+
+  protected override onLastUnsubscribe(): void {
+    this.#unwatchServers?.();
+    this.#unwatchServers = undefined;
+    this.#following.stop();
+  }
+
   /**
-   * Streams `run` into the snapshot. `elsewhere` is given for a resume: a failure for which it
-   * is true means another client answered first — not shown as an error; the thread is read
-   * again.
+   * Streams `run` into the snapshot, starting from `start` (the messages or interrupts the new
+   * run begins with). `elsewhere` is given for a resume: a failure for which it is true means
+   * another client answered first — not shown as an error; the thread is read again.
    */
   async #stream(
     run: RunHandle,
-    messages: readonly ChatMessage[],
+    start: Partial<Pick<ChatSnapshot, 'messages' | 'interrupts'>>,
     elsewhere?: (error: SwitchboardError) => boolean,
   ): Promise<RunResult> {
-    const resumed = elsewhere !== undefined;
     this.#run = run;
-    const base = { ...this.#snapshot };
-    delete base.error;
-    this.#snapshot = { ...base, messages, status: 'streaming' };
-    this.#notify();
+    this.set((snapshot) => ({ ...withoutError(snapshot), ...start, status: 'streaming' }));
     // A resumed run continues the paused run's assistant message, as the stored thread shows it
     // (so a tab that followed the run from history shows the same messages).
-    const last = messages.at(-1);
-    const assistantId = resumed && last?.role === 'assistant' ? last.id : crypto.randomUUID();
-    for await (const chunk of run.chunks) this.#apply(assistantId, chunk);
+    const last = this.getSnapshot().messages.at(-1);
+    const resumed = elsewhere !== undefined && last?.role === 'assistant';
+    const assistantId = resumed ? last.id : crypto.randomUUID();
+    for await (const chunk of run.chunks) {
+      this.set((snapshot) => {
+        const messages = applyChunk(snapshot.messages, chunk, assistantId);
+        const interrupts = chunk.type === 'run.paused' ? chunk.interrupts : snapshot.interrupts;
+        if (messages === snapshot.messages && interrupts === snapshot.interrupts) return snapshot;
+        return { ...snapshot, messages, interrupts };
+      });
+    }
     this.#run = undefined;
     const result = await run.result();
-    if (result.status === 'paused') {
-      this.#set({
-        status: 'paused',
-        interrupts: result.interrupts,
-        ...(result.error === undefined ? {} : { error: result.error }),
-      });
-    } else if (result.status === 'failed' && result.error !== undefined) {
-      if (elsewhere?.(result.error) === true) await this.#reload();
-      else this.#set({ status: 'error', error: result.error, interrupts: [] });
-    } else {
-      this.#set({ status: 'idle', interrupts: [] });
-    }
+    const failed = result.status === 'failed' ? result.error : undefined;
+    if (failed !== undefined && elsewhere?.(failed) === true) await this.#reload();
+    else this.#patch(endedView(result));
     const queued = this.#queued.shift();
-    if (queued !== undefined && this.#snapshot.interrupts.some((i) => i.callId === queued.callId)) {
+    const held = this.getSnapshot().interrupts;
+    if (queued !== undefined && held.some((interrupt) => interrupt.callId === queued.callId)) {
       return (await this.resolve(queued.callId, queued.action, queued.content)) ?? result;
     }
     return result;
@@ -273,167 +239,36 @@ export class AgentChat {
   /** Reads the thread again and shows it (following a run another client runs). */
   async #reload(): Promise<void> {
     try {
-      this.#showRows(await this.agent.loadThread(this.#snapshot.threadId));
-      if (this.#snapshot.status === 'running-elsewhere') this.#follow();
+      this.#showRows(await this.agent.loadThread(this.getSnapshot().threadId));
+      if (this.getSnapshot().status === 'running-elsewhere') this.#follow();
     } catch (error) {
-      this.#set({ status: 'error', error: asLoadError(error), interrupts: [] });
+      this.#patch({ status: 'error', error: asLoadError(error), interrupts: [] });
     }
   }
 
   /** Shows the stored `runs`; see {@link storedView}. */
   #showRows(runs: readonly RunRecord[], followed = false): void {
     const key = rowsKey(runs);
-    if (key === this.#shownRows && this.#snapshot.status === 'running-elsewhere') return;
+    if (key === this.#shownRows && this.getSnapshot().status === 'running-elsewhere') return;
     this.#shownRows = key;
     const view = storedView(runs, followed);
-    const base = { ...this.#snapshot };
-    delete base.error;
-    this.#snapshot = { ...base, ...view };
-    this.#notify();
+    this.set((snapshot) => ({ ...withoutError(snapshot), ...view }));
   }
 
   /** Starts following the thread's run of another client, unless already following. */
   #follow(): void {
-    if (this.#following !== undefined || this.#run !== undefined) return;
-    const controller = new AbortController();
-    this.#following = controller;
-    const signal = controller.signal;
-    followRun({
-      load: (loadSignal) => this.agent.loadThread(this.#snapshot.threadId, { signal: loadSignal }),
-      onRows: (runs) => this.#showRows(runs, true),
-      signal,
-    }).then(
-      () => {
-        if (this.#following === controller) this.#following = undefined;
+    if (this.#run !== undefined) return;
+    this.#following.start(
+      {
+        load: (signal) => this.agent.loadThread(this.getSnapshot().threadId, { signal }),
+        onRows: (runs) => this.#showRows(runs, true),
       },
-      (error: unknown) => {
-        if (this.#following !== controller) return;
-        this.#following = undefined;
-        this.#set({ status: 'error', error: asLoadError(error), interrupts: [] });
-      },
+      (error) => this.#patch({ status: 'error', error: asLoadError(error), interrupts: [] }),
     );
   }
 
-  #stopFollowing(): void {
-    this.#following?.abort();
-    this.#following = undefined;
-  }
-
-  #apply(assistantId: string, chunk: Chunk): void {
-    switch (chunk.type) {
-      case 'text.delta':
-      case 'reasoning.delta': {
-        const kind = chunk.type === 'text.delta' ? 'text' : 'reasoning';
-        this.#updateAssistant(assistantId, (parts) => {
-          const last = parts.at(-1);
-          if (last?.type === kind)
-            return [...parts.slice(0, -1), { type: kind, text: last.text + chunk.delta }];
-          return [...parts, { type: kind, text: chunk.delta }];
-        });
-        break;
-      }
-      case 'tool.call':
-        this.#updateAssistant(assistantId, (parts) => [
-          ...parts,
-          {
-            type: 'tool-call',
-            callId: chunk.callId,
-            toolName: chunk.toolName,
-            ...(chunk.server === undefined ? {} : { server: chunk.server }),
-            arguments: chunk.arguments,
-            state: 'running',
-          },
-        ]);
-        break;
-      case 'tool.progress':
-      case 'tool.result':
-        this.#updateCall(chunk.callId, (part) => {
-          if (chunk.type === 'tool.result') {
-            const settled = {
-              ...part,
-              output: chunk.output,
-              state: chunk.output.isError === true ? 'error' : 'done',
-            } as const;
-            delete (settled as { progress?: unknown }).progress;
-            return settled;
-          }
-          const progress: NonNullable<typeof part.progress> = { progress: chunk.progress };
-          if (chunk.total !== undefined) progress.total = chunk.total;
-          if (chunk.message !== undefined) progress.message = chunk.message;
-          return { ...part, progress };
-        });
-        break;
-      case 'run.paused':
-        this.#snapshot = {
-          ...this.#snapshot,
-          messages: markWaiting(this.#snapshot.messages, chunk.interrupts),
-        };
-        this.#set({ interrupts: chunk.interrupts });
-        break;
-      case 'run.cancelled':
-        this.#set({
-          messages: this.#snapshot.messages.map((message) => closeWaiting(message, true)),
-        });
-        break;
-      default:
-        break;
-    }
-  }
-
-  /** Updates the part of `callId` wherever it is (a resumed call lives in an earlier message). */
-  #updateCall(
-    callId: string,
-    change: (part: Extract<ChatPart, { type: 'tool-call' }>) => ChatPart,
-  ): void {
-    const messages = this.#snapshot.messages.map((message) =>
-      message.parts.some((part) => part.type === 'tool-call' && part.callId === callId)
-        ? {
-            ...message,
-            parts: message.parts.map((part) =>
-              part.type === 'tool-call' && part.callId === callId ? change(part) : part,
-            ),
-          }
-        : message,
-    );
-    this.#set({ messages });
-  }
-
-  #updateAssistant(assistantId: string, change: (parts: ChatPart[]) => ChatPart[]): void {
-    const messages = [...this.#snapshot.messages];
-    const index = messages.findIndex((message) => message.id === assistantId);
-    const current: ChatMessage =
-      index === -1
-        ? { id: assistantId, role: 'assistant', parts: [] }
-        : (messages[index] as ChatMessage);
-    const next = { ...current, parts: change(current.parts) };
-    if (index === -1) messages.push(next);
-    else messages[index] = next;
-    this.#set({ messages });
-  }
-
-  #watchServers(): () => void {
-    const update = (): void => {
-      const names = serversNeedingAuth(this.agent);
-      const current = this.#snapshot.serversNeedingAuth;
-      if (names.length === current.length && names.every((name, i) => name === current[i])) return;
-      this.#set({ serversNeedingAuth: names });
-    };
-    const unsubscribes = (this.agent.options.mcpServers ?? []).map((server) =>
-      server.subscribe(update),
-    );
-    update();
-    return () => {
-      for (const unsubscribe of unsubscribes) unsubscribe();
-    };
-  }
-
-  #set(change: Partial<ChatSnapshot>): void {
-    this.#snapshot = { ...this.#snapshot, ...change };
-    this.#notify();
-  }
-
-  #notify(): void {
-    for (const listener of this.#listeners) listener();
+  #patch(change: Partial<ChatSnapshot>): void {
+    this.set((snapshot) => ({ ...snapshot, ...change }));
   }
 }
 
@@ -449,94 +284,6 @@ function answeredElsewhere(error: SwitchboardError, shown: boolean): boolean {
   );
 }
 
-/**
- * What the snapshot shows of stored rows: the messages, the paused run's interrupts, and the
- * status (`running-elsewhere` while the last run is `running`). A run the chat `followed` that
- * ended `failed` shows its error, as the tab that ran it does; not a recovered one (code
- * `outcome_unknown`): its call cards say what is unknown and the thread continues, and it then
- * looks the same whether the lease expired before or after this chat loaded the thread.
- */
-function storedView(
-  runs: readonly RunRecord[],
-  followed: boolean,
-): Pick<ChatSnapshot, 'messages' | 'interrupts' | 'status' | 'error'> {
-  const last = runs.at(-1);
-  const interrupts =
-    last?.status === 'paused'
-      ? (last.state?.pending ?? []).map((pending) => pending.interrupt)
-      : [];
-  const messages = markWaiting(chatMessagesFromItems(runs.flatMap((run) => run.items)), interrupts);
-  if (last?.status === 'running') return { messages, interrupts, status: 'running-elsewhere' };
-  if (
-    followed &&
-    last?.status === 'failed' &&
-    last.error !== undefined &&
-    last.error.code !== OUTCOME_UNKNOWN
-  ) {
-    const error = new SwitchboardError(last.error.code as SwitchboardErrorCode, last.error.message);
-    return { messages, interrupts, status: 'error', error };
-  }
-  return { messages, interrupts, status: interrupts.length > 0 ? 'paused' : 'idle' };
-}
-
-/** What of `runs` the snapshot shows (a lease renewal alone changes nothing shown). */
-function rowsKey(runs: readonly RunRecord[]): string {
-  const last = runs.at(-1);
-  return [runs.length, last?.runId, last?.status, last?.items.length].join(':');
-}
-
 function asLoadError(error: unknown): SwitchboardError {
   return new SwitchboardError('history_error', 'Could not load the thread.', { cause: error });
-}
-
-/** The names of `agent`'s MCP servers whose status is `needs-auth`, in the agent's order. */
-function serversNeedingAuth(agent: Agent): string[] {
-  return (agent.options.mcpServers ?? [])
-    .filter((server) => server.getSnapshot().status === 'needs-auth')
-    .map((server) => server.name);
-}
-
-/** Marks the tool-call parts of held calls as `waiting`. */
-function markWaiting(
-  messages: readonly ChatMessage[],
-  interrupts: readonly Interrupt[],
-): ChatMessage[] {
-  const held = new Set(interrupts.map((interrupt) => interrupt.callId));
-  return messages.map((message) =>
-    message.parts.some((part) => part.type === 'tool-call' && held.has(part.callId))
-      ? {
-          ...message,
-          parts: message.parts.map((part) =>
-            part.type === 'tool-call' && held.has(part.callId)
-              ? { ...part, state: 'waiting' }
-              : part,
-          ),
-        }
-      : message,
-  );
-}
-
-/** Ends running/waiting tool-call parts: as stopped (a cancelled run) or as unanswered. */
-function closeWaiting(message: ChatMessage, stopped = false): ChatMessage {
-  const open = (part: ChatPart) =>
-    part.type === 'tool-call' &&
-    (part.state === 'waiting' || (stopped && part.state === 'running'));
-  if (!message.parts.some(open)) return message;
-  return {
-    ...message,
-    parts: message.parts.map((part) =>
-      open(part) && part.type === 'tool-call'
-        ? {
-            ...part,
-            state: 'error',
-            output: {
-              text: stopped
-                ? 'The run was stopped before this tool call finished.'
-                : 'The user did not answer and moved on; this tool call was not completed.',
-              isError: true,
-            },
-          }
-        : part,
-    ),
-  };
 }

@@ -1,3 +1,4 @@
+import { parseArguments } from '../agent/call-task.ts';
 import type { Item, ToolOutput } from '../vocabulary/items.ts';
 
 /** Live progress of a running tool call. */
@@ -33,11 +34,13 @@ export interface ChatMessage {
 
 /**
  * Rebuilds UI messages from stored history: consecutive assistant output (text, reasoning, tool
- * calls and their outputs) forms one assistant message.
+ * calls and their outputs) forms one assistant message. (Live chunks are folded by
+ * `applyChunk` in `chat-reducer.ts`; both settle a call with {@link settleCall}.)
  */
 export function chatMessagesFromItems(items: readonly Item[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
-  const calls = new Map<string, ChatToolCallPart>();
+  /** Where each call's part is, to settle it when its output comes. */
+  const calls = new Map<string, { parts: ChatPart[]; index: number }>();
   const assistant = (): ChatMessage => {
     const last = messages.at(-1);
     if (last?.role === 'assistant') return last;
@@ -57,30 +60,36 @@ export function chatMessagesFromItems(items: readonly Item[]): ChatMessage[] {
     } else if (item.type === 'reasoning') {
       assistant().parts.push({ type: 'reasoning', text: item.text });
     } else if (item.type === 'function_call') {
-      const part: ChatToolCallPart = {
+      const { parts } = assistant();
+      calls.set(item.callId, { parts, index: parts.length });
+      parts.push({
         type: 'tool-call',
         callId: item.callId,
         toolName: item.name,
         arguments: parseArguments(item.arguments),
         state: 'running',
-      };
-      calls.set(item.callId, part);
-      assistant().parts.push(part);
+      });
     } else {
-      const part = calls.get(item.callId);
-      if (part !== undefined) {
-        part.output = item.output;
-        part.state = item.output.isError === true ? 'error' : 'done';
+      const at = calls.get(item.callId);
+      const part = at?.parts[at.index];
+      if (at !== undefined && part?.type === 'tool-call') {
+        at.parts[at.index] = settleCall(part, item.output);
       }
     }
   }
   return messages;
 }
 
-function parseArguments(raw: string): unknown {
-  try {
-    return raw.trim() === '' ? {} : JSON.parse(raw);
-  } catch {
-    return raw;
-  }
+/**
+ * A tool-call part once its output arrived: `done`, or `error` for an error output; its live
+ * progress ends with it.
+ */
+export function settleCall(part: ChatToolCallPart, output: ToolOutput): ChatToolCallPart {
+  const settled: ChatToolCallPart = {
+    ...part,
+    output,
+    state: output.isError === true ? 'error' : 'done',
+  };
+  delete settled.progress;
+  return settled;
 }

@@ -48,6 +48,40 @@ export async function followRun(options: FollowRunOptions): Promise<RunRecord[] 
   return undefined;
 }
 
+/**
+ * At most one {@link followRun} at a time, stoppable: what a chat holds while it follows another
+ * client's run.
+ */
+export class RunFollower {
+  #controller: AbortController | undefined;
+
+  /**
+   * Starts following, unless already following. `onError` gets a failure of `load`, unless
+   * the following was stopped (or restarted) meanwhile.
+   */
+  start(options: Omit<FollowRunOptions, 'signal'>, onError: (error: unknown) => void): void {
+    if (this.#controller !== undefined) return;
+    const controller = new AbortController();
+    this.#controller = controller;
+    followRun({ ...options, signal: controller.signal }).then(
+      () => {
+        if (this.#controller === controller) this.#controller = undefined;
+      },
+      (error: unknown) => {
+        if (this.#controller !== controller) return;
+        this.#controller = undefined;
+        onError(error);
+      },
+    );
+  }
+
+  /** Stops following (a no-op when not following). */
+  stop(): void {
+    this.#controller?.abort();
+    this.#controller = undefined;
+  }
+}
+
 /** Waits `ms`, or until `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

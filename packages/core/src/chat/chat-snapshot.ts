@@ -1,0 +1,56 @@
+import type { RunResult } from '../agent/run-result.ts';
+import type { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { Interrupt } from '../vocabulary/interrupts.ts';
+import type { ChatMessage } from './chat-message.ts';
+
+/**
+ * What a chat is doing. `paused`: interrupts wait for the human. `running-elsewhere`: the
+ * thread's run is running in another client (another tab, process or `Agent`, e.g. the tab that
+ * won a race to approve the same call): the chat shows what that run has stored and follows it
+ * until it ends; a new message would be refused (`run_in_progress`) until then.
+ */
+export type ChatStatus =
+  'idle' | 'loading' | 'streaming' | 'paused' | 'running-elsewhere' | 'error';
+
+/** An immutable view of a chat; a new object only when something changed. */
+export interface ChatSnapshot {
+  threadId: string;
+  messages: readonly ChatMessage[];
+  status: ChatStatus;
+  /** Calls held for the human (approvals, forms, URLs), oldest first. */
+  interrupts: readonly Interrupt[];
+  /** The last run's error (or an invalid answer's), until the next `send` or `resolve`. */
+  error?: SwitchboardError;
+  /**
+   * Names of the agent's MCP servers waiting for the user to sign in (status `needs-auth`):
+   * show a "Connect" button that calls `AgentChat.connect`. Kept current while subscribed.
+   */
+  serversNeedingAuth: readonly string[];
+}
+
+/** `snapshot` without its `error` (a new send or answer clears it; the key goes, too). */
+export function withoutError(snapshot: ChatSnapshot): ChatSnapshot {
+  const rest = { ...snapshot };
+  delete rest.error;
+  return rest;
+}
+
+/**
+ * What the snapshot shows of a run of this chat that ended: `paused` with its interrupts (and
+ * an invalid answer's error), `error` with the run's error, otherwise `idle`.
+ */
+export function endedView(
+  result: RunResult,
+): Pick<ChatSnapshot, 'status' | 'interrupts'> & Pick<Partial<ChatSnapshot>, 'error'> {
+  if (result.status === 'paused') {
+    return {
+      status: 'paused',
+      interrupts: result.interrupts,
+      ...(result.error === undefined ? {} : { error: result.error }),
+    };
+  }
+  if (result.status === 'failed' && result.error !== undefined) {
+    return { status: 'error', error: result.error, interrupts: [] };
+  }
+  return { status: 'idle', interrupts: [] };
+}
