@@ -206,7 +206,7 @@ export const toolSearchBenchmark: Benchmark = {
             `${paraphrases[0]?.query.expected.join(', ')}): ${paraphrases.filter((scored) => scored.recall === 1).length} of ` +
             `${paraphrases.length} found. The index is lexical (BM25F with light stemming): a query ` +
             'that shares no word with the description finds nothing, so models must search with the ' +
-            "tools' own vocabulary (the deferred-tools instructions section lists it).",
+            "tools' own vocabulary (the deferred-tools instructions section suggests their most common words).",
         );
       }
       return {
