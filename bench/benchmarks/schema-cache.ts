@@ -27,6 +27,16 @@ async function counted<T>(
   return { value, requests: countsDelta(await servers.counts(), before).demo };
 }
 
+/** Flips the demo server's `zeroTtl` fault switch (2026-07-28 `tools/list` says `ttlMs: 0`). */
+async function setZeroTtl(servers: BenchServers, on: boolean): Promise<void> {
+  const response = await fetch(`${servers.demoUrl}/control/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ zeroTtl: on }),
+  });
+  if (!response.ok) throw new Error(`POST /control/faults answered ${response.status}`);
+}
+
 async function memoryListing(
   servers: BenchServers,
   url: string,
@@ -105,6 +115,10 @@ function endpointFigures(result: EndpointResult): Figure[] {
   ];
 }
 
+function minRequests(listings: Listing[]): number {
+  return Math.min(...listings.map((listing) => listing.requests));
+}
+
 function maxRequests(listings: Listing[]): number {
   return Math.max(...listings.map((listing) => listing.requests));
 }
@@ -114,7 +128,7 @@ export const schemaCacheBenchmark: Benchmark = {
   key: 'schema-cache',
   title: 'Listing from a warm schema cache (memory; IndexedDB in Chromium)',
   baseline: 'cold listing (same client, empty cache)',
-  target: '0 requests',
+  target: '0 requests; `ttlMs: 0` still obeyed',
   async run({ servers, log }) {
     const endpoints: { era: EndpointResult['era']; url: string }[] = [
       { era: '2025', url: servers.legacyUrl },
@@ -137,6 +151,20 @@ export const schemaCacheBenchmark: Benchmark = {
         result.memoryCold.push(await memoryListing(servers, url, cache));
         result.memoryWarm.push(await memoryListing(servers, url, cache));
       }
+    }
+
+    // `ttlMs: 0` must still be obeyed: with the switch on, the "warm" listing goes to the server.
+    const zeroTtl = { memoryWarm: [] as Listing[], browserWarm: [] as Listing[] };
+    log(`2026-07-28 with zeroTtl: memory cache, ${MEMORY_TRIALS} cold/warm pairs`);
+    await setZeroTtl(servers, true);
+    try {
+      for (let trial = 0; trial < MEMORY_TRIALS; trial += 1) {
+        const cache = new MemorySchemaCache();
+        await memoryListing(servers, servers.modernUrl, cache);
+        zeroTtl.memoryWarm.push(await memoryListing(servers, servers.modernUrl, cache));
+      }
+    } finally {
+      await setZeroTtl(servers, false);
     }
 
     log(`IndexedDB cache in Chromium: ${BROWSER_TRIALS} cold/warm pairs per endpoint`);
@@ -171,6 +199,18 @@ export const schemaCacheBenchmark: Benchmark = {
             result.browserWarm.push(await list(url, databaseName, result.statuses));
           }
         }
+        await setZeroTtl(servers, true);
+        try {
+          for (let trial = 0; trial < BROWSER_TRIALS; trial += 1) {
+            const databaseName = `bench-schema-cache-zero-ttl-${Date.now()}-${trial}`;
+            await reload();
+            await list(servers.modernUrl, databaseName);
+            await reload();
+            zeroTtl.browserWarm.push(await list(servers.modernUrl, databaseName));
+          }
+        } finally {
+          await setZeroTtl(servers, false);
+        }
       },
     );
 
@@ -185,24 +225,41 @@ export const schemaCacheBenchmark: Benchmark = {
       (result) =>
         `${result.era}: ${Math.max(maxRequests(result.memoryWarm), maxRequests(result.browserWarm))}`,
     );
-    const met = results.every(
-      (result) => maxRequests(result.memoryWarm) === 0 && maxRequests(result.browserWarm) === 0,
-    );
-    const modern = results[1] as EndpointResult;
+    const zeroTtlObeyed =
+      minRequests(zeroTtl.memoryWarm) > 0 && minRequests(zeroTtl.browserWarm) > 0;
+    const met =
+      zeroTtlObeyed &&
+      results.every(
+        (result) => maxRequests(result.memoryWarm) === 0 && maxRequests(result.browserWarm) === 0,
+      );
     const notes: string[] = [];
-    if (maxRequests(modern.memoryWarm) > 0) {
+    if (!zeroTtlObeyed) {
       notes.push(
-        "The demo server's 2026-07-28 endpoint answers `tools/list` with `ttlMs: 0` and " +
-          '`cacheScope: "private"` ("immediately stale"). Switchboard honours a server-sent ' +
-          '`ttlMs` over `cacheTtlMs`, so the entry it stores has already expired and every ' +
-          'listing goes to the network: the warm cache saves nothing against such a server.',
+        'With the `zeroTtl` switch on (the 2026-07-28 endpoint answers `tools/list` with ' +
+          '`ttlMs: 0`), a listing was served from the cache: a server-sent `ttlMs: 0` must be obeyed.',
       );
     }
     return {
       verdict: met && toolCounts.size === 1 ? 'met' : 'missed',
-      headline: `max requests per warm listing — ${warmMax.join('; ')} (memory and IndexedDB)`,
+      headline:
+        `max requests per warm listing — ${warmMax.join('; ')} (memory and IndexedDB); ` +
+        `with ttlMs 0 (zeroTtl) min ${Math.min(minRequests(zeroTtl.memoryWarm), minRequests(zeroTtl.browserWarm))} ` +
+        `requests per listing (${zeroTtlObeyed ? 'obeyed' : 'NOT obeyed'})`,
       figures: [
         ...results.flatMap(endpointFigures),
+        {
+          label:
+            '2026-07-28 endpoint with the `zeroTtl` switch (`ttlMs: 0`), memory cache: requests per second listing',
+          value: summarize(zeroTtl.memoryWarm.map((listing) => listing.requests)),
+          unit: 'count',
+          note: 'must be > 0: an entry that is stale at once is never served',
+        },
+        {
+          label:
+            '2026-07-28 endpoint with the `zeroTtl` switch (`ttlMs: 0`), IndexedDB after a reload: requests per second listing',
+          value: summarize(zeroTtl.browserWarm.map((listing) => listing.requests)),
+          unit: 'count',
+        },
         { label: 'Tools listed (every listing)', value: [...toolCounts].join(', '), unit: '' },
       ],
       method:
@@ -211,7 +268,9 @@ export const schemaCacheBenchmark: Benchmark = {
         `${MEMORY_TRIALS} pairs per era of a cold listing into a new \`MemorySchemaCache\` then a warm one ` +
         'by a new `mcpServer` sharing that cache. IndexedDB: Chromium page from 127.0.0.1, ' +
         `${BROWSER_TRIALS} pairs per era: reload, cold listing into a new database, reload again ` +
-        '(new JS realm), warm listing by a new `IndexedDbSchemaCache` on that database. Default `cacheTtlMs`.',
+        '(new JS realm), warm listing by a new `IndexedDbSchemaCache` on that database. Default `cacheTtlMs`. ' +
+        'The 2026-07-28 endpoint sends `ttlMs: 300000`, `cacheScope: "public"`; the same pairs (memory, ' +
+        `then ${BROWSER_TRIALS} in Chromium) are repeated on it with its \`zeroTtl\` fault switch on (\`ttlMs: 0\`).`,
       notes,
     };
   },

@@ -53,8 +53,12 @@ export interface AgentOptions {
    */
   leaseMs?: number;
   /**
-   * Append a short section listing deferred tools (name and first description line) to the
-   * instructions. Default true.
+   * Append a short section about the deferred tools not loaded yet to the instructions: how
+   * many there are per MCP server (or local), how to load them with `tool_search`, up to 40
+   * words their descriptions use most (search keywords), and the first 20 by name and first
+   * description line, then "… and K more". Its size is bounded (a few KB whatever the number of
+   * deferred tools), so deferring keeps the prompt small. Default true; `false` leaves the
+   * instructions alone (the model still gets `tool_search`).
    */
   deferredToolsInstructions?: boolean;
 }

@@ -2,12 +2,22 @@ import { z } from 'zod/v4';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ModelToolDefinition } from '../model/model.ts';
 import { tool } from '../tools/tool.ts';
-import { ToolSearchIndex } from '../tools/tool-search-index.ts';
+import { ToolSearchIndex, tokenize } from '../tools/tool-search-index.ts';
 import type { Tool } from '../tools/tool-types.ts';
 
 /** The name of the meta-tool that finds deferred tools. */
 export const TOOL_SEARCH_NAME = 'tool_search';
 const DEFAULT_MAX_RESULTS = 5;
+/** Deferred tools the instructions section names, at most; the rest are counted. */
+export const DEFERRED_LISTED_TOOLS = 20;
+/** Sources (MCP servers, "local") the section names, at most. */
+const LISTED_SOURCES = 8;
+/** Description words the section suggests as search keywords, at most. */
+const LISTED_KEYWORDS = 40;
+/** Longest first description line the section quotes, in characters. */
+const SUMMARY_CHARS = 100;
+/** Longest source name the section quotes, in characters. */
+const SOURCE_CHARS = 40;
 
 /**
  * The tools of one run: every tool by name, which ones the model sees, and `tool_search`
@@ -19,6 +29,7 @@ export class Toolset {
   readonly activated: Set<string>;
   readonly #tools = new Map<string, Tool>();
   readonly #deferred: Tool[];
+  #keywords: string[] | undefined;
 
   constructor(tools: readonly Tool[], activated: Iterable<string>) {
     for (const candidate of tools) {
@@ -51,19 +62,18 @@ export class Toolset {
       .map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
   }
 
-  /** A short instructions section naming the deferred tools, or undefined when there are none. */
+  /**
+   * A bounded instructions section about the deferred tools not loaded yet, or undefined when
+   * there are none: how many wait and where they come from, how to load them with
+   * `tool_search`, the words their descriptions use most, and the first
+   * {@link DEFERRED_LISTED_TOOLS} by name and first description line ("… and K more"). Its size
+   * does not grow with the number of deferred tools (see {@link deferredToolsSection}).
+   */
   instructionsSection(): string | undefined {
     const waiting = this.#deferred.filter((candidate) => !this.activated.has(candidate.name));
-    if (waiting.length === 0) return undefined;
-    const lines = waiting.map((candidate) => {
-      const summary = (candidate.description.split('\n')[0] ?? '').trim();
-      return summary === '' ? `- ${candidate.name}` : `- ${candidate.name}: ${summary}`;
-    });
-    return [
-      `More tools are available but not loaded. Call ${TOOL_SEARCH_NAME} with keywords, or with`,
-      '"select:name1,name2" for exact names, to load them before use:',
-      ...lines,
-    ].join('\n');
+    // The keywords describe the whole deferred catalog; computed once, not on every model call.
+    this.#keywords ??= descriptionKeywords(this.#deferred);
+    return deferredToolsSection(waiting, this.#keywords);
   }
 
   #searchTool(): Tool {
@@ -118,4 +128,87 @@ export class Toolset {
 
 function describeSource(candidate: Tool): string {
   return candidate.server === undefined ? 'a local tool' : `MCP server "${candidate.server}"`;
+}
+
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1).trimEnd()}…`;
+}
+
+const count = (value: number): string => value.toLocaleString('en-US');
+
+/**
+ * The instructions section for `waiting` deferred tools (undefined when there are none). Bounded
+ * whatever their number: at most {@link DEFERRED_LISTED_TOOLS} tools listed (first description
+ * line clipped to 100 characters), {@link LISTED_SOURCES} sources and {@link LISTED_KEYWORDS}
+ * keywords ({@link descriptionKeywords}; computed from `waiting` unless given), so a model can phrase its `tool_search` in the tools' own words.
+ */
+export function deferredToolsSection(
+  waiting: readonly Tool[],
+  keywords: readonly string[] = descriptionKeywords(waiting),
+): string | undefined {
+  if (waiting.length === 0) return undefined;
+  const lines = [
+    `${count(waiting.length)} more tool(s) are available but not loaded (${sources(waiting)}).`,
+    `Call ${TOOL_SEARCH_NAME} with keywords describing the task, or with "select:name1,name2" for`,
+    'exact names, to load them before use.',
+  ];
+  if (keywords.length > 0) lines.push(`Words their descriptions use: ${keywords.join(', ')}.`);
+  const listed = waiting.slice(0, DEFERRED_LISTED_TOOLS);
+  if (listed.length < waiting.length) lines.push(`The first ${listed.length}:`);
+  for (const candidate of listed) {
+    const summary = clip((candidate.description.split('\n')[0] ?? '').trim(), SUMMARY_CHARS);
+    lines.push(summary === '' ? `- ${candidate.name}` : `- ${candidate.name}: ${summary}`);
+  }
+  if (listed.length < waiting.length) {
+    lines.push(`… and ${count(waiting.length - listed.length)} more: use ${TOOL_SEARCH_NAME}.`);
+  }
+  return lines.join('\n');
+}
+
+/** "MCP server "a": 12, local: 3", the largest sources first, at most {@link LISTED_SOURCES}. */
+function sources(waiting: readonly Tool[]): string {
+  const counts = new Map<string, number>();
+  for (const candidate of waiting) {
+    const source =
+      candidate.server === undefined
+        ? 'local'
+        : `MCP server "${clip(candidate.server, SOURCE_CHARS)}"`;
+    counts.set(source, (counts.get(source) ?? 0) + 1);
+  }
+  const sorted = [...counts].sort((a, b) => b[1] - a[1]);
+  const named = sorted.slice(0, LISTED_SOURCES).map(([source, n]) => `${source}: ${count(n)}`);
+  const others = sorted.length - LISTED_SOURCES;
+  return others > 0 ? `${named.join(', ')} and ${others} more source(s)` : named.join(', ');
+}
+
+/**
+ * Words that tell deferred tools apart: in at least two descriptions but at most half of them
+ * (words every tool shares do not narrow a search), most frequent first, each in the form it
+ * is most often written; at most {@link LISTED_KEYWORDS}, 24 characters each at most.
+ */
+export function descriptionKeywords(waiting: readonly Tool[]): string[] {
+  if (waiting.length < 4) return [];
+  const stems = new Map<string, { tools: number; forms: Map<string, number> }>();
+  const stemOf = new Map<string, string | undefined>();
+  for (const candidate of waiting) {
+    const seen = new Set<string>();
+    for (const word of candidate.description.toLowerCase().match(/[a-z][a-z0-9]*/g) ?? []) {
+      if (word.length > 24) continue;
+      if (!stemOf.has(word)) stemOf.set(word, tokenize(word)[0]);
+      const stem = stemOf.get(word);
+      if (stem === undefined) continue;
+      const entry = stems.get(stem) ?? { tools: 0, forms: new Map<string, number>() };
+      stems.set(stem, entry);
+      entry.forms.set(word, (entry.forms.get(word) ?? 0) + 1);
+      if (!seen.has(stem)) {
+        seen.add(stem);
+        entry.tools += 1;
+      }
+    }
+  }
+  return [...stems.values()]
+    .filter((entry) => entry.tools >= 2 && entry.tools <= waiting.length / 2)
+    .sort((a, b) => b.tools - a.tools)
+    .slice(0, LISTED_KEYWORDS)
+    .map((entry) => [...entry.forms].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '');
 }

@@ -14,7 +14,8 @@ const WEIGHTS = { name: 3, title: 2, description: 1 } as const;
  * BM25F ranking over tool names, titles and descriptions (Robertson & Zaragoza, "The
  * Probabilistic Relevance Framework: BM25 and Beyond", 2009), with field weights 3/2/1.
  * Names are split on `_`, `-`, `.`, `/` and camelCase, so `getWeatherForecast` matches
- * "weather forecast".
+ * "weather forecast"; words are stemmed lightly (plurals, "-ing", "-ed", and "-ion", "-ize",
+ * "-ary" so that "validation of" meets "Validates").
  */
 export class ToolSearchIndex {
   readonly #documents: { tool: SearchableTool; terms: Map<string, number>; length: number }[];
@@ -80,10 +81,30 @@ export function tokenize(text: string): string[] {
 }
 
 function stem(word: string): string {
-  const base = stripSuffix(word);
+  const inflected = stripSuffix(word);
+  // "tagging", "tagged" → "tagg" → "tag" (not "ll", "ss", "zz": "calling" → "call").
+  const base =
+    inflected !== word &&
+    /([b-df-hj-km-np-rtv-z])\1$/.test(inflected) &&
+    !/(ll|ss|zz)$/.test(inflected)
+      ? inflected.slice(0, -1)
+      : inflected;
   // Words ending in "e" lose it before "-ing"/"-ed" ("create" → "creating", "created"), and
   // "databases" → "database" must meet "database": drop a final "e" so all forms share a stem.
-  return base.length > 4 && base.endsWith('e') ? base.slice(0, -1) : base;
+  return stripDerivation(base.length > 4 && base.endsWith('e') ? base.slice(0, -1) : base);
+}
+
+/**
+ * A few derivational suffixes, so that a noun meets its verb: "validation" → "validat" (as
+ * "validates"), "connection" → "connect", "summarization" and "summary" → "summar" (as
+ * "summarizes"). Applied to both documents and queries, so an over-eager cut only merges words.
+ */
+function stripDerivation(word: string): string {
+  if (word.length > 9 && /(iz|is)ation$/.test(word)) return word.slice(0, -7);
+  if (word.length > 6 && /[ts]ion$/.test(word)) return word.slice(0, -3);
+  if (word.length > 6 && word.endsWith('iz')) return word.slice(0, -2);
+  if (word.length > 6 && word.endsWith('ary')) return word.slice(0, -1);
+  return word;
 }
 
 function stripSuffix(word: string): string {
