@@ -38,6 +38,8 @@ export {
   SwitchboardError,
   isSwitchboardError,
   type SwitchboardErrorCode,
+  type SwitchboardErrorDetails,
+  type SwitchboardErrorDetailsOf,
 } from './errors/switchboard-error.ts';
 export type {
   CompareAndSetResult,

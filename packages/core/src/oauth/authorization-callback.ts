@@ -1,17 +1,10 @@
-import { SwitchboardError } from '../errors/switchboard-error.ts';
+import {
+  SwitchboardError,
+  type AuthorizationFailureReason,
+  type SwitchboardErrorDetails,
+} from '../errors/switchboard-error.ts';
 
-/**
- * Why an interactive authorization failed, in `SwitchboardError.details.reason` of its
- * `needs_auth` error:
- * - `denied`: the authorization server answered with an OAuth `error` (RFC 6749 §4.1.2.1).
- * - `closed`: the user closed the popup first.
- * - `state_mismatch`: the answer's `state` is not the one this provider issued (RFC 6749 §10.12).
- * - `timeout`: no answer in time.
- * - `invalid_response`: the answer carried neither `code` nor `error`.
- * - `open_failed`: the system browser could not be opened (Node).
- */
-export type AuthorizationFailureReason =
-  'denied' | 'closed' | 'state_mismatch' | 'timeout' | 'invalid_response' | 'open_failed';
+export type { AuthorizationFailureReason };
 
 /** Longest `error_description` quoted in a message, in characters. */
 const MAX_DESCRIPTION_LENGTH = 300;
@@ -20,8 +13,11 @@ const MAX_DESCRIPTION_LENGTH = 300;
 export function authorizationFailure(
   reason: AuthorizationFailureReason,
   message: string,
-  options: { cause?: unknown; details?: Record<string, unknown> } = {},
-): SwitchboardError {
+  options: {
+    cause?: unknown;
+    details?: Omit<SwitchboardErrorDetails['needs_auth'], 'reason'>;
+  } = {},
+): SwitchboardError<'needs_auth'> {
   return new SwitchboardError('needs_auth', message, {
     ...(options.cause === undefined ? {} : { cause: options.cause }),
     details: { reason, ...options.details },

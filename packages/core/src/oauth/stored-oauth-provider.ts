@@ -64,7 +64,7 @@ export type OAuthCredentialScope = 'all' | 'client' | 'tokens' | 'verifier' | 'd
  *
  * Secrets (tokens, codes, verifiers, client secrets) never appear in error messages,
  * `toString()`, `JSON.stringify(provider)` or `util.inspect(provider)`. Store failures reject
- * with `SwitchboardError` `history_error`.
+ * with `SwitchboardError` `storage_error`.
  */
 export class StoredOAuthProvider implements OAuthClientProvider {
   /** The client ID metadata document URL, when configured (see `OAuthClientSettings`). */
