@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
+import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import {
   threadEntryWithRun,
@@ -519,6 +520,7 @@ function toHistoryError(
       cause: signal.reason,
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new SwitchboardError('history_error', `Could not ${what}: ${message}`, { cause: error });
+  return new SwitchboardError('history_error', `Could not ${what}: ${messageOf(error)}`, {
+    cause: error,
+  });
 }
