@@ -53,7 +53,7 @@ export function authorizationRefusal(
 /**
  * A label for an MCP server in messages: origin and path, without credentials, query or hash.
  */
-export function describeServer(serverUrl: string): string {
+export function describeOAuthServer(serverUrl: string): string {
   try {
     const url = new URL(serverUrl);
     return `OAuth for ${url.origin}${url.pathname}`;
@@ -66,7 +66,7 @@ export function describeServer(serverUrl: string): string {
  * Checks an authorization response (the redirect URI's query, RFC 6749 §4.1.2) against the
  * `state` this provider issued, and returns a copy of it when it carries a `code`.
  *
- * @param where - Prefix of error messages, such as `describeServer(serverUrl)`.
+ * @param where - Prefix of error messages, such as `describeOAuthServer(serverUrl)`.
  * @throws SwitchboardError `needs_auth`: `state_mismatch` (checked first, also when no state was
  *   issued), `denied` (the message quotes `error` and `error_description`, with any
  *   occurrence of the code removed), `invalid_response` (no code).
