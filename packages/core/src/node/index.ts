@@ -12,7 +12,3 @@ export {
   type NodeOAuthProvider,
   type NodeOAuthProviderOptions,
 } from './node-oauth-provider.ts';
-export {
-  FileOAuthCredentialStore,
-  type FileOAuthCredentialStoreOptions,
-} from './file-credential-store.ts';
