@@ -37,6 +37,9 @@ const marker = Symbol.for('switchboard.error');
  * ```ts
  * if (isSwitchboardError(error, 'http_status') && error.details?.status === 401) signIn();
  * ```
+ *
+ * @typeParam C - The code, when known statically (all codes by default).
+ * @typeParam D - The type of `details`; leave it to its default.
  */
 export class SwitchboardError<
   out C extends SwitchboardErrorCode = SwitchboardErrorCode,
@@ -49,11 +52,15 @@ export class SwitchboardError<
   /** Extra machine-readable facts, such as `{ status: 404 }` for `http_status`. */
   readonly details: D | undefined;
 
-  constructor(code: C, message: string, options?: { cause?: unknown; details?: NoInfer<D> }) {
+  constructor(
+    code: C,
+    message: string,
+    options?: { cause?: unknown; details?: SwitchboardErrorDetailsOf<C> },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'SwitchboardError';
     this.code = code;
-    this.details = options?.details;
+    this.details = options?.details as D | undefined; // D is SwitchboardErrorDetailsOf<C>
     // Not enumerable: invisible to JSON, spreads and deep equality, like `cause`.
     Object.defineProperty(this, marker, { value: true });
   }
