@@ -1,3 +1,28 @@
+/**
+ * `@switchboard/core`: this file is the complete public surface of the root entry. Anything not
+ * exported here is internal and may change in any release, even when it is `export`ed from its
+ * own module; deep imports (`@switchboard/core/dist/...`) are not supported. The other entries
+ * (`/node`, `/openai`, `/anthropic`, `/testing`) list theirs in their own `index.ts`, and no
+ * name means two different things across them (`public-names.test.ts`).
+ *
+ * What stays out, and why:
+ * - Helpers that only core itself calls (`mapCallToolResult`, `mapProviderToolNames`,
+ *   `isProviderSafeToolName`, `chatMessagesFromItems`, `isToolInterruptResult`, `messageOf`,
+ *   `toolError`): every exported helper pins an implementation, and no app, example, benchmark
+ *   or `@switchboard/react` uses them.
+ * - The OAuth storage building blocks (`StoredOAuthProvider`, `MemoryOAuthStore`,
+ *   `IndexedDbOAuthCredentialStore`, `SessionStorageOAuthFlowStore`, the `OAuthStore`
+ *   interfaces, `RefreshLock`, `OAuthChangeChannel`; `FileOAuthCredentialStore` in `/node`) are
+ *   not API. No public option accepts them: `browserOAuthProvider()` and `nodeOAuthProvider()`
+ *   wire them, and their shapes (database schema, storage keys, the SDK-facing provider) follow
+ *   the MCP SDK's `OAuthClientProvider`, which is still moving. An app that keeps tokens
+ *   elsewhere implements `OAuthClientProvider` itself and passes it as
+ *   `McpServerOptions.authProvider`. Exporting them is a later, additive decision.
+ *
+ * Errors: `SwitchboardError` with a `code` ({@link SwitchboardErrorCode}) and `details` typed
+ * per code ({@link SwitchboardErrorDetails}); test with `isSwitchboardError(error, code)`, which
+ * also works across two copies of this package.
+ */
 export { Agent } from './agent/agent.ts';
 export type {
   AgentOptions,
@@ -27,17 +52,18 @@ export type {
 } from './agent/chunks.ts';
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
 export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat.ts';
-export {
-  chatMessagesFromItems,
-  type ChatMessage,
-  type ChatPart,
-  type ChatToolCallPart,
-  type ChatToolProgress,
+export type {
+  ChatMessage,
+  ChatPart,
+  ChatToolCallPart,
+  ChatToolProgress,
 } from './chat/chat-message.ts';
 export {
   SwitchboardError,
   isSwitchboardError,
   type SwitchboardErrorCode,
+  type SwitchboardErrorDetails,
+  type SwitchboardErrorDetailsOf,
 } from './errors/switchboard-error.ts';
 export type {
   CompareAndSetResult,
@@ -86,8 +112,6 @@ export {
   type McpTransportKind,
   type ToolNameList,
 } from './mcp/mcp-server.ts';
-export { mapCallToolResult } from './mcp/map-call-tool-result.ts';
-export { isProviderSafeToolName, mapProviderToolNames } from './mcp/provider-tool-names.ts';
 export type { SchemaCache, SchemaCacheCallOptions, SchemaCacheEntry } from './mcp/schema-cache.ts';
 export { MemorySchemaCache, type MemorySchemaCacheOptions } from './mcp/memory-schema-cache.ts';
 export {
@@ -109,13 +133,7 @@ export {
   isOpenWorld,
   isReadOnly,
 } from './tools/tool-annotations.ts';
-export {
-  isToolInterruptResult,
-  type ApprovalPredicate,
-  type Tool,
-  type ToolContext,
-  type ToolProgress,
-} from './tools/tool-types.ts';
+export type { ApprovalPredicate, Tool, ToolContext, ToolProgress } from './tools/tool-types.ts';
 export type {
   InteractiveOAuthProvider,
   OAuthAccountState,
@@ -131,28 +149,3 @@ export {
 } from './oauth/complete-oauth-redirect.ts';
 export type { OAuthClientSettings, PreRegisteredClient } from './oauth/oauth-client-settings.ts';
 export type { AuthorizationFailureReason } from './oauth/authorization-callback.ts';
-export type {
-  OAuthCredentialStore,
-  OAuthFlowState,
-  OAuthFlowStore,
-  OAuthIssuerCredentials,
-  OAuthServerCredentials,
-  OAuthStore,
-  SavedOAuthTokens,
-} from './oauth/oauth-stores.ts';
-export { MemoryOAuthStore } from './oauth/memory-oauth-store.ts';
-export {
-  StoredOAuthProvider,
-  type OAuthCredentialScope,
-  type StoredOAuthProviderOptions,
-} from './oauth/stored-oauth-provider.ts';
-export {
-  IndexedDbOAuthCredentialStore,
-  type IndexedDbOAuthCredentialStoreOptions,
-} from './oauth/indexeddb-oauth-credential-store.ts';
-export {
-  SessionStorageOAuthFlowStore,
-  type SessionStorageOAuthFlowStoreOptions,
-} from './oauth/session-storage-oauth-flow-store.ts';
-export type { RefreshLock } from './oauth/refresh-lock.ts';
-export type { OAuthChangeChannel } from './oauth/oauth-change-channel.ts';

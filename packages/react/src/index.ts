@@ -15,7 +15,7 @@ export {
 export { UrlElicitation, type UrlElicitationProps } from './url-elicitation.tsx';
 export { describeUrl, type UrlDescription } from './describe-url.ts';
 export { ApprovalDialog, type ApprovalDialogProps } from './approval-dialog.tsx';
-export { ToolProgress, type ToolProgressProps } from './tool-progress.tsx';
+export { ToolProgressBar, type ToolProgressBarProps } from './tool-progress-bar.tsx';
 export { InterruptView, type InterruptViewProps } from './interrupt-view.tsx';
 export { AuthorizationPrompt, type AuthorizationPromptProps } from './authorization-prompt.tsx';
 export type { Interrupt, ResolutionAction, ResolveHandler } from './interrupt-types.ts';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Interrupt } from './interrupt-types.ts';
 import { InterruptView } from './interrupt-view.tsx';
 import { setupUser } from './test-user.ts';
-import { ToolProgress } from './tool-progress.tsx';
+import { ToolProgressBar } from './tool-progress-bar.tsx';
 
 const base: Interrupt = {
   callId: 'c1',
@@ -117,7 +117,7 @@ describe('server and model text renders as text, never as HTML', () => {
 
   it('tool progress message', () => {
     const { container } = render(
-      <ToolProgress progress={{ progress: 1, total: 2, message: payload }} />,
+      <ToolProgressBar progress={{ progress: 1, total: 2, message: payload }} />,
     );
     expect(container.querySelector('img')).toBeNull();
     expect(container.textContent).toContain(payload);

@@ -12,7 +12,7 @@ import {
 } from '@switchboard/fixtures';
 import type { ReactNode } from 'react';
 import { InterruptView } from './interrupt-view.tsx';
-import { ToolProgress } from './tool-progress.tsx';
+import { ToolProgressBar } from './tool-progress-bar.tsx';
 import { useAgent } from './use-agent.ts';
 
 export { setupUser } from './test-user.ts';
@@ -57,7 +57,7 @@ export function ChatHarness({
           {message.parts.map((part, index) =>
             part.type === 'tool-call' ? (
               <div key={part.callId} data-testid={`call-${part.toolName}`} data-state={part.state}>
-                {part.progress !== undefined && <ToolProgress progress={part.progress} />}
+                {part.progress !== undefined && <ToolProgressBar progress={part.progress} />}
               </div>
             ) : (
               <p key={index}>{part.text}</p>

@@ -9,7 +9,7 @@ import {
   ElicitationForm,
   InterruptView,
   SwitchboardProvider,
-  ToolProgress,
+  ToolProgressBar,
   UrlElicitation,
   useAgent,
 } from '@switchboard/react';
@@ -44,4 +44,4 @@ export function Waiting({ threadId }: { threadId: string }): ReactNode {
     </SwitchboardProvider>
   );
 }
-export const components = [ApprovalDialog, ElicitationForm, ToolProgress, UrlElicitation];
+export const components = [ApprovalDialog, ElicitationForm, ToolProgressBar, UrlElicitation];

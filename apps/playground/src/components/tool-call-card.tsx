@@ -1,5 +1,5 @@
 import type { ChatToolCallPart } from '@switchboard/core';
-import { ToolProgress } from '@switchboard/react';
+import { ToolProgressBar as ToolProgress } from '@switchboard/react';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
 
 const stateLabels: Record<ChatToolCallPart['state'], string> = {

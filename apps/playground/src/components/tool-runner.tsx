@@ -8,7 +8,11 @@ import {
   type ToolOutput,
   type ToolProgress as Progress,
 } from '@switchboard/core';
-import { InterruptView, ToolProgress, type ResolutionAction } from '@switchboard/react';
+import {
+  InterruptView,
+  ToolProgressBar as ToolProgress,
+  type ResolutionAction,
+} from '@switchboard/react';
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { runTool } from '../run-tool.ts';
 import type { ServerRegistry } from '../server-registry.ts';

@@ -1,4 +1,6 @@
+import { messageOf } from '../errors/message-of.ts';
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
+import { toolError } from '../tools/tool-errors.ts';
 import type { FunctionCallItem, ToolOutput } from '../vocabulary/items.ts';
 import {
   isToolInterruptResult,
@@ -33,13 +35,13 @@ export async function executeToolCall(
   scope: ToolCallScope,
 ): Promise<ToolOutput | ToolInterruptResult> {
   if (tool === undefined) {
-    return errorOutput('tool_not_found', `Unknown tool "${call.name}".`);
+    return toolError('tool_not_found', `Unknown tool "${call.name}".`);
   }
   let args: unknown;
   try {
     args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
   } catch {
-    return errorOutput(
+    return toolError(
       'invalid_tool_arguments',
       `The arguments for ${call.name} are not valid JSON: ${call.arguments.slice(0, 200)}`,
     );
@@ -68,14 +70,9 @@ export async function executeToolCall(
     });
     return isToolInterruptResult(value) ? value : toToolOutput(value);
   } catch (error) {
-    if (isSwitchboardError(error)) return errorOutput(error.code, error.message);
-    const message = error instanceof Error ? error.message : String(error);
-    return errorOutput('tool_execution_failed', `${call.name} failed: ${message}`);
+    if (isSwitchboardError(error)) return toolError(error.code, error.message);
+    return toolError('tool_execution_failed', `${call.name} failed: ${messageOf(error)}`);
   } finally {
     settled = true;
   }
-}
-
-function errorOutput(code: string | number, message: string): ToolOutput {
-  return { text: message, isError: true, error: { code, message } };
 }

@@ -1,6 +1,7 @@
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { HistoryStore, RunRecord } from '../history/history-store.ts';
 import type { FunctionCallOutputItem, Item } from '../vocabulary/items.ts';
+import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
 import { asHistoryError } from './run-journal.ts';
 
 /** What {@link recoverStaleRuns} needs. */
@@ -16,11 +17,6 @@ export interface RecoveryScope {
 
 /** Code of the output a recovered call gets, and of a recovered run's `error`. */
 export const OUTCOME_UNKNOWN = 'outcome_unknown';
-
-const UNKNOWN_OUTCOME_MESSAGE =
-  'The outcome of this tool call is unknown: the run stopped (the page closed or the process ' +
-  'died) while the call was in flight. It was not run again; check whether it took effect ' +
-  'before calling it again.';
 
 /**
  * True for a `running` row nobody runs any more: its lease expired, it has no lease (written
@@ -119,10 +115,6 @@ function unknownOutcomeOutput(callId: string): FunctionCallOutputItem {
   return {
     type: 'function_call_output',
     callId,
-    output: {
-      text: UNKNOWN_OUTCOME_MESSAGE,
-      isError: true,
-      error: { code: OUTCOME_UNKNOWN, message: UNKNOWN_OUTCOME_MESSAGE },
-    },
+    output: toolError(OUTCOME_UNKNOWN, TOOL_ERROR_TEXT.outcomeUnknown),
   };
 }

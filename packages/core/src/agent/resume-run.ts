@@ -1,4 +1,5 @@
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
+import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
 import type { PendingCall, RunRecord } from '../history/history-store.ts';
 import type { CallTask } from './call-task.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
@@ -147,11 +148,10 @@ export async function abandonPausedRun(
 ): Promise<RunRecord> {
   const items = [...paused.items];
   for (const entry of paused.state?.pending ?? []) {
-    const message = 'The user did not answer and moved on; this tool call was not completed.';
     items.push({
       type: 'function_call_output',
       callId: entry.call.callId,
-      output: { text: message, isError: true, error: { code: 'unanswered', message } },
+      output: toolError('unanswered', TOOL_ERROR_TEXT.unanswered),
     });
   }
   const closed: RunRecord = {

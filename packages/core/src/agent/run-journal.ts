@@ -1,4 +1,6 @@
+import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
+import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
 import type { HistoryStore, PendingCall, RunRecord, RunStatus } from '../history/history-store.ts';
 import type { ReplayChannel } from '../internal/replay-channel.ts';
 import { addUsage } from './add-usage.ts';
@@ -403,15 +405,12 @@ export class RunJournal {
 
 /** The synthetic error output of a call the run ended (`outcome`) before it finished. */
 export function unfinishedCallOutput(callId: string, outcome: RunOutcome): FunctionCallOutputItem {
-  const message =
+  // A completed run answered all its calls; were one left, it did not finish either: `failed`.
+  const output =
     outcome === 'cancelled'
-      ? 'The run was stopped before this tool call finished.'
-      : 'The run failed before this tool call finished.';
-  return {
-    type: 'function_call_output',
-    callId,
-    output: { text: message, isError: true, error: { code: outcome, message } },
-  };
+      ? toolError('cancelled', TOOL_ERROR_TEXT.stoppedBeforeFinish)
+      : toolError('failed', TOOL_ERROR_TEXT.failedBeforeFinish);
+  return { type: 'function_call_output', callId, output };
 }
 
 /**
@@ -448,8 +447,7 @@ export function asHistoryError(error: unknown, what = 'save the run'): Switchboa
   if (isSwitchboardError(error, 'history_error') || isSwitchboardError(error, 'run_claimed')) {
     return error;
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new SwitchboardError('history_error', `Could not ${what}: ${message}`, {
+  return new SwitchboardError('history_error', `Could not ${what}: ${messageOf(error)}`, {
     cause: error,
   });
 }

@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { HistoryStore, PendingCall, RunRecord } from '../history/history-store.ts';
 import { linkSignals, whenAborted } from '../internal/linked-signal.ts';
@@ -423,6 +424,7 @@ function throwIfAborted(signal: AbortSignal): void {
 
 function asRunError(error: unknown): SwitchboardError {
   if (isSwitchboardError(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new SwitchboardError('model_error', `The run failed: ${message}`, { cause: error });
+  return new SwitchboardError('model_error', `The run failed: ${messageOf(error)}`, {
+    cause: error,
+  });
 }

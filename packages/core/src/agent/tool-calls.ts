@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { FunctionCallItem, ToolOutput } from '../vocabulary/items.ts';
 import type { Tool } from '../tools/tool-types.ts';
@@ -230,8 +231,7 @@ export async function runHook<T>(
   try {
     return (await invoke()) ?? undefined;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new SwitchboardError('hook_failed', `The ${name} hook failed: ${message}`, {
+    throw new SwitchboardError('hook_failed', `The ${name} hook failed: ${messageOf(error)}`, {
       cause: error,
     });
   }

@@ -1,8 +1,8 @@
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { FunctionCallItem, FunctionCallOutputItem, Item, Usage } from '../vocabulary/items.ts';
+import type { RunStatus } from '../vocabulary/run-status.ts';
 
-/** Where a run stands. */
-export type RunStatus = 'running' | 'completed' | 'paused' | 'failed' | 'cancelled';
+export type { RunStatus };
 
 /**
  * One run's row: the items that run added to its thread, and its status. A thread's history is

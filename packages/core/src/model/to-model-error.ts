@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 
 /** What a provider adapter knows about a failure, read from its SDK's error types. */
@@ -78,8 +79,7 @@ export function toModelError(
     );
   }
   if (failure.streamOpened) return incompleteStreamError(error);
-  const message = error instanceof Error ? error.message : String(error);
-  return new SwitchboardError('model_error', `The model request failed: ${message}`, {
+  return new SwitchboardError('model_error', `The model request failed: ${messageOf(error)}`, {
     cause: error,
   });
 }

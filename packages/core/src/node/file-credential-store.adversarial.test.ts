@@ -66,7 +66,7 @@ describe('FileOAuthCredentialStore (adversarial)', () => {
       .update('https://other.example/mcp', () => credentials)
       .catch((failure: unknown) => failure);
     for (const error of [read, update]) {
-      expect(isSwitchboardError(error, 'history_error')).toBe(true);
+      expect(isSwitchboardError(error, 'storage_error')).toBe(true);
       expect(inspect(error, { depth: Infinity })).not.toContain(SECRET.slice(0, 10));
     }
     // The user's file is left for them to inspect or delete, not silently replaced.

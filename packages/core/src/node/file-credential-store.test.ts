@@ -71,19 +71,19 @@ describe('FileOAuthCredentialStore', () => {
     );
     const store = new FileOAuthCredentialStore({ path });
     const error = await store.read('https://a.example/mcp').catch((failure: unknown) => failure);
-    expect(isSwitchboardError(error, 'history_error')).toBe(true);
+    expect(isSwitchboardError(error, 'storage_error')).toBe(true);
     expect((error as Error).message).not.toContain('secret');
     expect((error as Error).cause).toBeUndefined();
     await writeFile(path, '{"version":2}', 'utf8');
-    await expect(store.read('x')).rejects.toMatchObject({ code: 'history_error' });
+    await expect(store.read('x')).rejects.toMatchObject({ code: 'storage_error' });
   });
 
-  it('reports file system failures as history_error', async () => {
+  it('reports file system failures as storage_error', async () => {
     const path = join(directory, 'not-a-directory');
     await writeFile(path, 'x', 'utf8');
     const store = new FileOAuthCredentialStore({ path: join(path, 'oauth.json') });
     await expect(store.update('x', () => credentials('a'))).rejects.toMatchObject({
-      code: 'history_error',
+      code: 'storage_error',
     });
     expect(String(store)).toContain('FileOAuthCredentialStore');
   });

@@ -27,7 +27,7 @@ interface CredentialsFile {
  * instances on the same path); several processes writing the same file at once are not
  * supported. Each call reads the file again, so changes by another process are seen.
  *
- * Failures reject with `SwitchboardError` `history_error`: the file system error as `cause`, or,
+ * Failures reject with `SwitchboardError` `storage_error`: the file system error as `cause`, or,
  * for a file that is not valid JSON, no cause at all (a parse error would quote the file, which
  * holds tokens).
  */
@@ -78,7 +78,7 @@ export class FileOAuthCredentialStore implements OAuthCredentialStore {
       parsed = JSON.parse(text);
     } catch {
       throw new SwitchboardError(
-        'history_error',
+        'storage_error',
         `The OAuth credentials file ${this.#path} is not valid JSON; delete it to sign in again.`,
       );
     }
@@ -90,7 +90,7 @@ export class FileOAuthCredentialStore implements OAuthCredentialStore {
       !Array.isArray(file.servers)
     ) {
       throw new SwitchboardError(
-        'history_error',
+        'storage_error',
         `The OAuth credentials file ${this.#path} is not a version 1 credentials file.`,
       );
     }
@@ -129,7 +129,7 @@ export class FileOAuthCredentialStore implements OAuthCredentialStore {
   #failure(what: string, error: unknown): SwitchboardError {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     return new SwitchboardError(
-      'history_error',
+      'storage_error',
       `Could not ${what} the OAuth credentials file ${this.#path}${code === undefined ? '' : ` (${code})`}.`,
       { cause: error },
     );

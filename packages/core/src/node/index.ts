@@ -4,13 +4,11 @@
  */
 export { JsonlHistoryStore, type JsonlHistoryStoreOptions } from './jsonl-history-store.ts';
 export { stdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
-export { mcpServer, type NodeMcpServerOptions } from './mcp-server.ts';
+// Not `mcpServer`: that is the root entry's HTTP-only factory, and one name means one thing
+// across the entries. This one adds stdio (`command`), which needs Node.
+export { mcpServer as nodeMcpServer, type NodeMcpServerOptions } from './mcp-server.ts';
 export {
   nodeOAuthProvider,
   type NodeOAuthProvider,
   type NodeOAuthProviderOptions,
 } from './node-oauth-provider.ts';
-export {
-  FileOAuthCredentialStore,
-  type FileOAuthCredentialStoreOptions,
-} from './file-credential-store.ts';

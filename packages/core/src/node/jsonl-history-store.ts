@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import {
   threadEntryWithRun,
@@ -411,6 +412,7 @@ function toHistoryError(
       cause: signal.reason,
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new SwitchboardError('history_error', `Could not ${what}: ${message}`, { cause: error });
+  return new SwitchboardError('history_error', `Could not ${what}: ${messageOf(error)}`, {
+    cause: error,
+  });
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isSwitchboardError, type SwitchboardError } from '../errors/switchboard-error.ts';
-import { checkAuthorizationCallback, describeServer } from './authorization-callback.ts';
+import { checkAuthorizationCallback, describeOAuthServer } from './authorization-callback.ts';
 
 const CODE = 'authorization-code-secret-42';
-const WHERE = describeServer('https://user:password@mcp.example/mcp?x=1#y');
+const WHERE = describeOAuthServer('https://user:password@mcp.example/mcp?x=1#y');
 
 function failure(query: Record<string, string>, expected: string | undefined): SwitchboardError {
   try {

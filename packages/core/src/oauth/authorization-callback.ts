@@ -1,17 +1,10 @@
-import { SwitchboardError } from '../errors/switchboard-error.ts';
+import {
+  SwitchboardError,
+  type AuthorizationFailureReason,
+  type SwitchboardErrorDetails,
+} from '../errors/switchboard-error.ts';
 
-/**
- * Why an interactive authorization failed, in `SwitchboardError.details.reason` of its
- * `needs_auth` error:
- * - `denied`: the authorization server answered with an OAuth `error` (RFC 6749 §4.1.2.1).
- * - `closed`: the user closed the popup first.
- * - `state_mismatch`: the answer's `state` is not the one this provider issued (RFC 6749 §10.12).
- * - `timeout`: no answer in time.
- * - `invalid_response`: the answer carried neither `code` nor `error`.
- * - `open_failed`: the system browser could not be opened (Node).
- */
-export type AuthorizationFailureReason =
-  'denied' | 'closed' | 'state_mismatch' | 'timeout' | 'invalid_response' | 'open_failed';
+export type { AuthorizationFailureReason };
 
 /** Longest `error_description` quoted in a message, in characters. */
 const MAX_DESCRIPTION_LENGTH = 300;
@@ -20,8 +13,11 @@ const MAX_DESCRIPTION_LENGTH = 300;
 export function authorizationFailure(
   reason: AuthorizationFailureReason,
   message: string,
-  options: { cause?: unknown; details?: Record<string, unknown> } = {},
-): SwitchboardError {
+  options: {
+    cause?: unknown;
+    details?: Omit<SwitchboardErrorDetails['needs_auth'], 'reason'>;
+  } = {},
+): SwitchboardError<'needs_auth'> {
   return new SwitchboardError('needs_auth', message, {
     ...(options.cause === undefined ? {} : { cause: options.cause }),
     details: { reason, ...options.details },
@@ -57,7 +53,7 @@ export function authorizationRefusal(
 /**
  * A label for an MCP server in messages: origin and path, without credentials, query or hash.
  */
-export function describeServer(serverUrl: string): string {
+export function describeOAuthServer(serverUrl: string): string {
   try {
     const url = new URL(serverUrl);
     return `OAuth for ${url.origin}${url.pathname}`;
@@ -70,7 +66,7 @@ export function describeServer(serverUrl: string): string {
  * Checks an authorization response (the redirect URI's query, RFC 6749 §4.1.2) against the
  * `state` this provider issued, and returns a copy of it when it carries a `code`.
  *
- * @param where - Prefix of error messages, such as `describeServer(serverUrl)`.
+ * @param where - Prefix of error messages, such as `describeOAuthServer(serverUrl)`.
  * @throws SwitchboardError `needs_auth`: `state_mismatch` (checked first, also when no state was
  *   issued), `denied` (the message quotes `error` and `error_description`, with any
  *   occurrence of the code removed), `invalid_response` (no code).

@@ -200,20 +200,20 @@ class BrowserOAuthProvider extends StoredOAuthProvider implements InteractiveOAu
     return undefined;
   }
 
-  /** @throws SwitchboardError `history_error` when `sessionStorage` is not available. */
+  /** @throws SwitchboardError `storage_error` when `sessionStorage` is not available. */
   #storage(): Storage {
     try {
       const storage = this.#options.sessionStorage ?? globalThis.sessionStorage;
       if (storage !== undefined) return storage;
     } catch (error) {
       throw new SwitchboardError(
-        'history_error',
+        'storage_error',
         `${this.where}: sessionStorage is not available.`,
         {
           cause: error,
         },
       );
     }
-    throw new SwitchboardError('history_error', `${this.where}: sessionStorage is not available.`);
+    throw new SwitchboardError('storage_error', `${this.where}: sessionStorage is not available.`);
   }
 }

@@ -1,5 +1,6 @@
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { IndexedDbConnection } from '../internal/indexeddb.ts';
+import { asStorageError } from './storage-error.ts';
 import type { OAuthCredentialStore, OAuthServerCredentials } from './oauth-stores.ts';
 import type { IndexedDbFactory } from '../internal/dom-globals.ts';
 
@@ -37,7 +38,7 @@ interface OAuthDatabase extends DBSchema {
  * Note that anything running on the origin (including an XSS payload) can read IndexedDB: the
  * tokens are as safe as the origin.
  *
- * Failures reject with `SwitchboardError` `history_error` (the IndexedDB error as `cause`; the
+ * Failures reject with `SwitchboardError` `storage_error` (the IndexedDB error as `cause`; the
  * message never contains a stored value).
  */
 export class IndexedDbOAuthCredentialStore implements OAuthCredentialStore {
@@ -57,13 +58,17 @@ export class IndexedDbOAuthCredentialStore implements OAuthCredentialStore {
 
   /** The credentials of the server `key`, or `undefined`. */
   async read(key: string): Promise<OAuthServerCredentials | undefined> {
-    return await this.#connection.transact(
-      ['credentials'],
-      'readonly',
-      undefined,
-      'read the OAuth credentials',
-      async (tx) => await tx.objectStore('credentials').get(key),
-    );
+    try {
+      return await this.#connection.transact(
+        ['credentials'],
+        'readonly',
+        undefined,
+        'read the OAuth credentials',
+        async (tx) => await tx.objectStore('credentials').get(key),
+      );
+    } catch (error) {
+      throw asStorageError(error);
+    }
   }
 
   /** Replaces the credentials of `key` with `change(current)` in one transaction. */
@@ -71,19 +76,23 @@ export class IndexedDbOAuthCredentialStore implements OAuthCredentialStore {
     key: string,
     change: (current: OAuthServerCredentials | undefined) => OAuthServerCredentials | undefined,
   ): Promise<OAuthServerCredentials | undefined> {
-    return await this.#connection.transact(
-      ['credentials'],
-      'readwrite',
-      undefined,
-      'write the OAuth credentials',
-      async (tx) => {
-        const store = tx.objectStore('credentials');
-        const next = change(await store.get(key));
-        if (next === undefined) await store.delete(key);
-        else await store.put(next, key);
-        return next;
-      },
-    );
+    try {
+      return await this.#connection.transact(
+        ['credentials'],
+        'readwrite',
+        undefined,
+        'write the OAuth credentials',
+        async (tx) => {
+          const store = tx.objectStore('credentials');
+          const next = change(await store.get(key));
+          if (next === undefined) await store.delete(key);
+          else await store.put(next, key);
+          return next;
+        },
+      );
+    } catch (error) {
+      throw asStorageError(error);
+    }
   }
 
   /** Closes the database connection; later calls open it again. Idempotent. */

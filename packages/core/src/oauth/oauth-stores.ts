@@ -15,8 +15,8 @@ import type {
  * change): `change` is synchronous and gets a copy it may modify; returning `undefined` deletes
  * the record.
  *
- * Failures reject with `SwitchboardError` `history_error` (the code of local persistence
- * failures). Error messages never contain the stored values.
+ * Failures reject with `SwitchboardError` `storage_error` (`history_error` is for history
+ * stores only). Error messages never contain the stored values.
  */
 export interface OAuthStore<Value> {
   /** The record for `key`, or `undefined`. */

@@ -18,7 +18,7 @@ const KEY_PREFIX = 'switchboard.oauth.flow:';
  * the authorization server and back, while other tabs never see them. Updates are synchronous,
  * hence atomic within the tab. A record that does not parse reads as absent.
  *
- * @throws SwitchboardError `history_error` when the storage is missing or refuses access (its
+ * @throws SwitchboardError `storage_error` when the storage is missing or refuses access (its
  *   error as `cause`; the message never contains a stored value).
  */
 export class SessionStorageOAuthFlowStore implements OAuthFlowStore {
@@ -76,7 +76,7 @@ export class SessionStorageOAuthFlowStore implements OAuthFlowStore {
 
 function unavailable(what: string, cause: unknown): SwitchboardError {
   return new SwitchboardError(
-    'history_error',
+    'storage_error',
     `Could not ${what} the OAuth flow state: sessionStorage is not available here.`,
     cause === undefined ? undefined : { cause },
   );

@@ -7,7 +7,7 @@ import type {
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import { describeServer } from './authorization-callback.ts';
+import { describeOAuthServer } from './authorization-callback.ts';
 import type { OAuthAccountState } from './interactive-oauth-provider.ts';
 import type { OAuthChangeChannel } from './oauth-change-channel.ts';
 import {
@@ -64,7 +64,7 @@ export type OAuthCredentialScope = 'all' | 'client' | 'tokens' | 'verifier' | 'd
  *
  * Secrets (tokens, codes, verifiers, client secrets) never appear in error messages,
  * `toString()`, `JSON.stringify(provider)` or `util.inspect(provider)`. Store failures reject
- * with `SwitchboardError` `history_error`.
+ * with `SwitchboardError` `storage_error`.
  */
 export class StoredOAuthProvider implements OAuthClientProvider {
   /** The client ID metadata document URL, when configured (see `OAuthClientSettings`). */
@@ -371,7 +371,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   /** Prefix of error messages: `OAuth for <origin><path>`. */
   protected get where(): string {
-    return describeServer(this.#key);
+    return describeOAuthServer(this.#key);
   }
 
   /** The `state` this provider issued for the pending authorization, if any. */

@@ -1,6 +1,9 @@
+import type { RunStatus } from './run-status.ts';
+
 /**
  * Stable string codes for every failure class Switchboard reports. Branch on `code`, never on
- * `message` (messages are for people and may change).
+ * `message` (messages are for people and may change). What a code carries in
+ * `SwitchboardError.details` is in {@link SwitchboardErrorDetails}.
  *
  * Two codes say opposite things about a request that failed:
  * - `connection_refused`: the server could not be reached; nothing was delivered, so the request
@@ -9,36 +12,131 @@
  *   server died after receiving it, the event stream carrying the answer was cut). The tool may
  *   or may not have run. Do not retry a call with side effects blindly: check its effect first,
  *   or ask the user (a read-only or idempotent tool may be retried).
+ *
+ * Names: a code is snake_case, and "needs auth" is spelled `needs_auth` in every new code and
+ * value (`NeedsAuth` in identifiers). `McpServerStatus`'s `'needs-auth'` predates this rule and
+ * stays, as do the stored chunk type `server.needs_auth` and these codes: apps and stored threads
+ * already compare against them.
  */
 export type SwitchboardErrorCode =
+  /** The server could not be reached (nothing was delivered; safe to retry). */
   | 'connection_refused'
+  /** An open connection or event stream broke. */
   | 'connection_lost'
+  /** A tool call was sent and its answer lost: it may or may not have run. */
   | 'outcome_unknown'
+  /** The operation needs a connection that was closed by `close()`. */
   | 'connection_closed'
+  /** The server answered a non-2xx HTTP status (`details.status`). */
   | 'http_status'
+  /** The user must sign in (`details.authorizationUrl`) or a sign-in failed (`details.reason`). */
   | 'needs_auth'
+  /** The server speaks no protocol version this client supports. */
   | 'unsupported_protocol_version'
+  /** The server's answer does not have the shape the protocol requires. */
   | 'invalid_response'
+  /** A time limit ran out (`details.which`). */
   | 'timeout'
+  /** The caller's `AbortSignal` aborted (or `stop()` was called). */
   | 'aborted'
+  /** A JSON-RPC error from an MCP server (`details.code`), or an MCP failure of no other class. */
   | 'mcp_error'
+  /** The model called a tool that does not exist. */
   | 'tool_not_found'
+  /** The model's tool arguments are not valid JSON or do not match the tool's schema. */
   | 'invalid_tool_arguments'
+  /** A tool threw. */
   | 'tool_execution_failed'
+  /** The model provider failed (`details.status` for HTTP errors), or the run failed otherwise. */
   | 'model_error'
+  /** The run reached `maxTurns` model calls without a final answer (`details.maxTurns`). */
   | 'max_turns_exceeded'
+  /** An argument given to Switchboard is invalid. */
   | 'invalid_input'
+  /** The thread already has a run in progress. */
   | 'run_in_progress'
+  /** A history store (memory, IndexedDB, JSONL) failed to read or write runs and threads. */
   | 'history_error'
+  /**
+   * Any other storage failed: OAuth credential and flow stores (IndexedDB, sessionStorage,
+   * credential files). Distinct from `history_error` so that a sign-in problem is never
+   * reported as a lost conversation.
+   */
+  | 'storage_error'
+  /** A hook (`beforeToolCall`, `afterToolCall`, …) threw. */
   | 'hook_failed'
+  /** No interrupt of that call id is waiting (`details.callId`). */
   | 'unknown_call_id'
+  /** A resolution does not match what the interrupt asked for (`details.callId`). */
   | 'invalid_resolution'
+  /** `resume` or `resolve` was called on a thread that is not paused. */
   | 'not_paused'
   /**
    * Another client (tab, process, `Agent` instance) claimed the run first: of two resumes of one
-   * paused run, the second ends with it, having run nothing.
+   * paused run, the second ends with it, having run nothing (`details.runId`, `details.status`).
    */
   | 'run_claimed';
+
+/**
+ * Why an interactive authorization failed, in `SwitchboardError.details.reason` of its
+ * `needs_auth` error:
+ * - `denied`: the authorization server answered with an OAuth `error` (RFC 6749 §4.1.2.1).
+ * - `closed`: the user closed the popup first.
+ * - `state_mismatch`: the answer's `state` is not the one this provider issued (RFC 6749 §10.12).
+ * - `timeout`: no answer in time.
+ * - `invalid_response`: the answer carried neither `code` nor `error`.
+ * - `open_failed`: the system browser could not be opened (Node).
+ */
+export type AuthorizationFailureReason =
+  'denied' | 'closed' | 'state_mismatch' | 'timeout' | 'invalid_response' | 'open_failed';
+
+/**
+ * What `SwitchboardError.details` holds, per code: after `isSwitchboardError(error, code)`,
+ * `error.details` has this type (or is `undefined`). Codes not listed carry no details.
+ *
+ * Fields are optional where an error is rebuilt from another error's details (a scrubbed or
+ * wrapped copy), whose shape the compiler cannot see; Switchboard sets them as documented.
+ */
+export interface SwitchboardErrorDetails {
+  /** The HTTP status; `hint` names a known cause the message explains. */
+  http_status: { status?: number; hint?: 'expose-mcp-session-id' };
+  /**
+   * `authorizationUrl`: where the user signs in (an MCP server's first sign-in). `reason`: why an
+   * interactive authorization failed; with `denied`, the server's OAuth `error` and
+   * `errorDescription` (redacted: never a code or token).
+   */
+  needs_auth: {
+    authorizationUrl?: string;
+    reason?: AuthorizationFailureReason;
+    error?: string;
+    errorDescription?: string;
+  };
+  /** The JSON-RPC error code the MCP server answered with. */
+  mcp_error: { code: number };
+  /** The JSON-RPC error code the MCP server answered with. */
+  unsupported_protocol_version: { code: number };
+  /** The authorization server whose metadata was refused. */
+  invalid_response: { issuer: string };
+  /**
+   * Which limit ran out: a model call's `request` or `idle` timeout (with `timeoutMs`), or a
+   * tool call's `idle` or `total` limit.
+   */
+  timeout: { which: 'request' | 'idle' | 'total'; timeoutMs?: number };
+  /** The tool whose answer was lost, and the code of the failure that lost it. */
+  outcome_unknown: { tool: string; reason: SwitchboardErrorCode };
+  /** The model provider's HTTP status. */
+  model_error: { status: number };
+  /** The run's `maxTurns`. */
+  max_turns_exceeded: { maxTurns: number };
+  /** What was invalid (an error name). */
+  invalid_input: { reason: string };
+  /** The call id that was answered. */
+  unknown_call_id: { callId: string };
+  /** The call id that was answered. */
+  invalid_resolution: { callId: string };
+  /** The claimed run, and its status in the store now (`undefined` when it is gone). */
+  run_claimed: { runId: string; status: RunStatus | undefined };
+}
 
 /**
  * The `error.code` of an error {@link ToolOutput} — what the model (and the UI) reads when a

@@ -1,15 +1,15 @@
 import { cleanup, render } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolProgress } from './tool-progress.tsx';
+import { ToolProgressBar } from './tool-progress-bar.tsx';
 
-describe('ToolProgress', () => {
+describe('ToolProgressBar', () => {
   afterEach(() => {
     cleanup();
   });
 
   it('shows a determinate bar with percentage text for screen readers and the message', () => {
     const { container } = render(
-      <ToolProgress progress={{ progress: 3, total: 8, message: 'Indexing files' }} />,
+      <ToolProgressBar progress={{ progress: 3, total: 8, message: 'Indexing files' }} />,
     );
     const bar = container.querySelector('progress');
     expect(bar?.getAttribute('value')).toBe('3');
@@ -19,7 +19,7 @@ describe('ToolProgress', () => {
   });
 
   it('is indeterminate (no value) when the total is unknown', () => {
-    const { container } = render(<ToolProgress progress={{ progress: 5 }} />);
+    const { container } = render(<ToolProgressBar progress={{ progress: 5 }} />);
     const bar = container.querySelector('progress');
     expect(bar?.hasAttribute('value')).toBe(false);
     expect(bar?.hasAttribute('max')).toBe(false);
@@ -28,7 +28,7 @@ describe('ToolProgress', () => {
   });
 
   it('clamps progress beyond the total', () => {
-    const { container } = render(<ToolProgress progress={{ progress: 12, total: 10 }} />);
+    const { container } = render(<ToolProgressBar progress={{ progress: 12, total: 10 }} />);
     expect(container.querySelector('progress')?.getAttribute('aria-valuetext')).toBe('100%');
   });
 });

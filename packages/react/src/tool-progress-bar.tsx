@@ -2,8 +2,8 @@ import type { ChatToolProgress } from '@switchboard/core';
 import type { ReactNode } from 'react';
 import { classNames } from './class-names.ts';
 
-/** Props of {@link ToolProgress}. */
-export interface ToolProgressProps {
+/** Props of {@link ToolProgressBar}. */
+export interface ToolProgressBarProps {
   /** A tool call's progress (`ChatToolCallPart.progress`): `progress`, `total?`, `message?`. */
   progress: ChatToolProgress;
   /** Accessible name of the bar. Default "Tool progress". */
@@ -17,11 +17,11 @@ export interface ToolProgressProps {
  * unknown) with the tool's message as text, and `aria-valuetext` saying the percentage (or how
  * far it got) for screen readers.
  */
-export function ToolProgress({
+export function ToolProgressBar({
   progress,
   label = 'Tool progress',
   className,
-}: ToolProgressProps): ReactNode {
+}: ToolProgressBarProps): ReactNode {
   const { total, message } = progress;
   const determinate = total !== undefined && Number.isFinite(total) && total > 0;
   const value = determinate ? Math.min(Math.max(progress.progress, 0), total) : undefined;
