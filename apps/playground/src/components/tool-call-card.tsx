@@ -1,5 +1,5 @@
 import type { ChatToolCallPart } from '@switchboard/core';
-import { ToolProgressBar as ToolProgress } from '@switchboard/react';
+import { ToolProgressBar } from '@switchboard/react';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
 
 const stateLabels: Record<ChatToolCallPart['state'], string> = {
@@ -40,7 +40,7 @@ export function ToolCallCard({ part }: { part: ChatToolCallPart }) {
       </details>
       {progress !== undefined && part.state === 'running' && (
         <div data-testid="tool-call-progress">
-          <ToolProgress progress={progress} label={`Progress of ${part.toolName}`} />
+          <ToolProgressBar progress={progress} label={`Progress of ${part.toolName}`} />
         </div>
       )}
       {output !== undefined && <ToolOutputView output={output} />}

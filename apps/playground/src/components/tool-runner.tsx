@@ -6,11 +6,11 @@ import {
   type McpAuthorizeOutcome,
   type McpToolDescriptor,
   type ToolOutput,
-  type ToolProgress as Progress,
+  type ToolProgress,
 } from '@switchboard/core';
 import {
   InterruptView,
-  ToolProgressBar as ToolProgress,
+  ToolProgressBar,
   type ResolutionAction,
 } from '@switchboard/react';
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
@@ -134,7 +134,7 @@ function ToolForm({
   const schema = useMemo(() => formSchema(tool.inputSchema), [tool.inputSchema]);
   const [formData, setFormData] = useState<Record<string, unknown>>({});
   const [running, setRunning] = useState(false);
-  const [progress, setProgress] = useState<Progress | undefined>();
+  const [progress, setProgress] = useState<ToolProgress | undefined>();
   const [question, setQuestion] = useState<PendingQuestion | undefined>();
   const [outcome, setOutcome] = useState<Outcome | undefined>();
   const [signIn, setSignIn] = useState<{ waiting: boolean; failure?: string }>({
@@ -229,7 +229,7 @@ function ToolForm({
       </Form>
       {running && progress !== undefined && (
         <div data-testid="runner-progress">
-          <ToolProgress progress={progress} label={`Progress of ${tool.originalName}`} />
+          <ToolProgressBar progress={progress} label={`Progress of ${tool.originalName}`} />
         </div>
       )}
       {question !== undefined && (
