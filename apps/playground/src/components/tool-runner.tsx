@@ -8,11 +8,7 @@ import {
   type ToolOutput,
   type ToolProgress,
 } from '@switchboard/core';
-import {
-  InterruptView,
-  ToolProgressBar,
-  type ResolutionAction,
-} from '@switchboard/react';
+import { InterruptView, ToolProgressBar, type ResolutionAction } from '@switchboard/react';
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { runTool } from '../run-tool.ts';
 import type { ServerRegistry } from '../server-registry.ts';
