@@ -1,18 +1,9 @@
-import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import { messageOf } from '../errors/message-of.ts';
 import { SecretScrubber } from '../internal/secret-scrubber.ts';
 import { Store } from '../internal/store.ts';
-import {
-  eraPrior,
-  isServerChangedError,
-  needsDiscovery,
-  retryReason,
-  shouldFallBackToSse,
-  transportKind,
-  type RetryReason,
-} from './connection/connect-plan.ts';
-import type { McpConnectionInfo, McpConnectionPrior } from './connection/connection-info.ts';
+import { retryReason, type RetryReason } from './connection/connect-plan.ts';
+import type { McpConnectionInfo } from './connection/connection-info.ts';
 import type {
   McpConnectionOptions,
   McpConnectionState,
@@ -20,13 +11,10 @@ import type {
   McpUseOptions,
 } from './connection/connection-options.ts';
 import { headerSetKey } from './connection/header-set-key.ts';
-import {
-  McpSession,
-  type SessionConfig,
-  type SessionTransportKind,
-} from './connection/mcp-session.ts';
+import type { McpSession, SessionConfig } from './connection/mcp-session.ts';
 import { recordSecrets } from './connection/record-secrets.ts';
 import { scrubError } from './connection/scrub-error.ts';
+import { SessionConnector } from './connection/session-connector.ts';
 import type { HandshakeRecord } from './connection/session-fetch.ts';
 import { withSessionIdHint } from './connection/session-id-hint.ts';
 import { SessionPool, type SessionLease } from './connection/session-pool.ts';
@@ -110,15 +98,7 @@ export class McpConnection extends Store<McpConnectionState> {
   /** Every connected session not yet disposed, including retired ones still draining. */
   readonly #openSessions = new Set<McpSession>();
   readonly #localKeys = new Map<string, string>();
-  /**
-   * One per connect in flight, each aborted by {@link close} (fails it at once). One controller
-   * per connect, not one shared signal: many users connecting at once would otherwise pile
-   * listeners on a single signal.
-   */
-  readonly #connectsInFlight = new Set<AbortController>();
-  #priorDropped = false;
-  /** Settles when the connect that is probing the server finishes (either way). */
-  #discovering: Promise<void> | undefined;
+  readonly #connector: SessionConnector;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -152,15 +132,32 @@ export class McpConnection extends Store<McpConnectionState> {
       ...(authorization?.authFetch === undefined ? {} : { authFetch: authorization.authFetch }),
     };
     this.#timeoutMs = timeoutMs;
+    const where =
+      options.createTransport === undefined && options.url !== undefined
+        ? describeServer(options.name, options.url)
+        : `MCP server "${options.name}"`;
+    this.#where = where;
+    this.#connector = new SessionConnector({
+      config: this.#config,
+      where,
+      timeoutMs,
+      transport: options.transport,
+      custom: options.createTransport !== undefined,
+      prior: options.prior,
+      authorization,
+      info: () => this.info,
+      setInfo: (info) => this.#update({ info }),
+      classify: (error, handshake) => this.#classify(error, handshake, undefined),
+      throwIfClosed: () => this.#throwIfClosed(),
+      onOpened: (session) => this.#openSessions.add(session),
+      onLost: (session) => this.#pool.discard(session),
+      onDisposed: (session) => this.#openSessions.delete(session),
+    });
     this.#pool = new SessionPool({
       open: (key, headers) => this.#connect(key, headers),
       maxIdle: MAX_IDLE_SESSIONS,
       endSessionMs: timeoutMs,
     });
-    this.#where =
-      options.createTransport === undefined && options.url !== undefined
-        ? describeServer(options.name, options.url)
-        : `MCP server "${options.name}"`;
   }
 
   /**
@@ -238,7 +235,7 @@ export class McpConnection extends Store<McpConnectionState> {
     } finally {
       lease.release();
     }
-    if (retryReason === 'stale-prior') this.#dropPrior();
+    if (retryReason === 'stale-prior') this.#connector.dropPrior();
     lease = await this.#lease(key, headers, exclusive, signal);
     try {
       return await this.#attempt(lease.session, operation, signal);
@@ -275,7 +272,7 @@ export class McpConnection extends Store<McpConnectionState> {
         'connection_closed',
         `The connection to ${this.#where} was closed.`,
       );
-      for (const connect of this.#connectsInFlight) connect.abort(reason);
+      this.#connector.abortAll(reason);
       await Promise.allSettled(this.#pool.clear());
       await Promise.all(
         [...this.#openSessions].map((session) => session.terminate(this.#timeoutMs)),
@@ -333,7 +330,7 @@ export class McpConnection extends Store<McpConnectionState> {
     const acquiring = this.#pool
       .acquire(key, headers, {
         exclusive,
-        sharedStream: () => this.#transportKind() === 'sse',
+        sharedStream: () => this.#connector.transportKind() === 'sse',
       })
       .then((lease) => {
         if (this.#closed) {
@@ -357,32 +354,7 @@ export class McpConnection extends Store<McpConnectionState> {
   async #connect(key: string, headers: Record<string, string>): Promise<McpSession> {
     if (this.status !== 'connected') this.#update({ status: 'connecting' });
     try {
-      // One discovery at a time: a connect that would probe (era or transport unknown) waits
-      // for one already probing, then reuses its verdict (or probes itself if that failed).
-      while (this.#discovering !== undefined && this.#needsDiscovery()) {
-        await this.#discovering;
-      }
-      const discovering = this.#needsDiscovery();
-      const kind = this.#transportKind();
-      const opening = (
-        kind === 'auto'
-          ? this.#connectAuto(key, headers)
-          : this.#connectProbingIfStale(kind, key, headers)
-      ).then((session) => {
-        this.#learn(session);
-        return session;
-      });
-      if (discovering) {
-        const settled = opening.then(
-          () => undefined,
-          () => undefined,
-        );
-        this.#discovering = settled;
-        void settled.then(() => {
-          if (this.#discovering === settled) this.#discovering = undefined;
-        });
-      }
-      const session = await opening;
+      const session = await this.#connector.connect(key, headers);
       this.#update({ status: 'connected', error: undefined });
       return session;
     } catch (error) {
@@ -390,130 +362,6 @@ export class McpConnection extends Store<McpConnectionState> {
       if (!this.#closed) this.#update({ status: 'error', error: classified });
       throw classified;
     }
-  }
-
-  /** Streamable HTTP, then legacy SSE on the same URL when the handshake got 400/404/405. */
-  async #connectAuto(key: string, headers: Record<string, string>): Promise<McpSession> {
-    const handshake: HandshakeRecord = { initializeSucceeded: false, sessionIdReadable: false };
-    try {
-      return await this.#connectProbingIfStale('streamable-http', key, headers, handshake);
-    } catch (error) {
-      if (!shouldFallBackToSse(error, handshake)) throw error;
-      try {
-        return await this.#open('sse', key, headers, { kind: 'legacy' });
-      } catch (sseError) {
-        const original = error as SwitchboardError;
-        throw new SwitchboardError(
-          original.code,
-          `${original.message} (The legacy HTTP+SSE fallback on the same URL failed too: ${messageOf(sseError)})`,
-          { cause: original, ...(original.details ? { details: { ...original.details } } : {}) },
-        );
-      }
-    }
-  }
-
-  /** Connects from the known era verdict; if the server changed since, probes once more. */
-  async #connectProbingIfStale(
-    kind: SessionTransportKind,
-    key: string,
-    headers: Record<string, string>,
-    handshake?: HandshakeRecord,
-  ): Promise<McpSession> {
-    const prior = eraPrior(kind, this.#known());
-    try {
-      return await this.#open(kind, key, headers, prior, handshake);
-    } catch (error) {
-      if (prior === undefined || kind === 'sse' || !isServerChangedError(error)) throw error;
-      this.#dropPrior();
-      return await this.#open(kind, key, headers, undefined, handshake);
-    }
-  }
-
-  /** Opens one session; failures come back classified. */
-  async #open(
-    kind: SessionTransportKind,
-    key: string,
-    headers: Record<string, string>,
-    prior: PriorDiscovery | undefined,
-    handshake: HandshakeRecord = { initializeSucceeded: false, sessionIdReadable: false },
-  ): Promise<McpSession> {
-    handshake.initializeSucceeded = false;
-    handshake.sessionIdReadable = false;
-    delete handshake.failedStatus;
-    const connect = new AbortController();
-    this.#connectsInFlight.add(connect);
-    const { authorization } = this.#options;
-    try {
-      this.#throwIfClosed();
-      const session = await McpSession.open({
-        kind,
-        key,
-        headers,
-        prior,
-        config: this.#config,
-        where: this.#where,
-        timeoutMs: this.#timeoutMs,
-        handshake,
-        onLost: (session) => this.#pool.discard(session),
-        signal: connect.signal,
-        onDisposed: (disposed) => this.#openSessions.delete(disposed),
-        ...(authorization === undefined
-          ? {}
-          : { onUnauthorized: (transport) => authorization.noteUnauthorized(transport) }),
-      });
-      this.#openSessions.add(session);
-      return session;
-    } catch (error) {
-      this.#throwIfClosed();
-      throw this.#classify(error, handshake, undefined);
-    } finally {
-      this.#connectsInFlight.delete(connect);
-    }
-  }
-
-  #needsDiscovery(): boolean {
-    return needsDiscovery(this.#transportKind(), this.#known());
-  }
-
-  /** Which transport to use next: custom, what worked before (auto only), or the option. */
-  #transportKind(): SessionTransportKind | 'auto' {
-    return transportKind({
-      custom: this.#options.createTransport !== undefined,
-      configured: this.#options.transport,
-      learned: this.#known()?.transport,
-    });
-  }
-
-  /** What is known about the server: learnt by a connect, else the `prior` option (if kept). */
-  #known(): McpConnectionPrior | undefined {
-    return this.info ?? (this.#priorDropped ? undefined : this.#options.prior);
-  }
-
-  /** Forgets the era verdict (the server changed): the next connect probes again. */
-  #dropPrior(): void {
-    this.#priorDropped = true;
-    if (this.info !== undefined) this.#update({ info: undefined });
-  }
-
-  /** Records what a successful connect showed. */
-  #learn(session: McpSession): void {
-    const client = session.client;
-    const era = client.getProtocolEra();
-    const version = client.getNegotiatedProtocolVersion();
-    const server = client.getServerVersion();
-    const discover = client.getDiscoverResult();
-    const instructions = client.getInstructions() ?? discover?.instructions;
-    const next: McpConnectionInfo = {
-      transport: session.kind,
-      ...(era !== undefined ? { protocolEra: era } : {}),
-      ...(version !== undefined ? { protocolVersion: version } : {}),
-      ...(server !== undefined
-        ? { serverInfo: { name: server.name, version: server.version } }
-        : {}),
-      ...(discover !== undefined ? { discover } : {}),
-      ...(instructions !== undefined ? { instructions } : {}),
-    };
-    if (JSON.stringify(next) !== JSON.stringify(this.info)) this.#update({ info: next });
   }
 
   async #resolveHeaders(runContext: unknown): Promise<Record<string, string>> {
