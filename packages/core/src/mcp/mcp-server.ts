@@ -7,14 +7,14 @@ import type { ToolOutput } from '../vocabulary/items.ts';
 import { callMcpTool } from './call/call-mcp-tool.ts';
 import type { McpCallScope } from './call/call-scope.ts';
 import { callToolDirectly, type DirectCallOptions } from './call/direct-call.ts';
-import { toInputRequest } from './call/elicitation.ts';
 import type { ActiveCall } from './call/resume-state.ts';
 import { ElicitationRouter } from './elicitation-router.ts';
 import { McpAuthorization, type McpAuthorizeOutcome } from './mcp-authorization.ts';
 import { McpConnection } from './mcp-connection.ts';
 import type { McpServerOptions, McpServerSnapshot, McpServerStatus } from './mcp-server-types.ts';
 import type { SchemaCacheEntry } from './schema-cache.ts';
-import { ToolCatalog, type McpToolDescriptor } from './tool-catalog.ts';
+import { answerServerRequests } from './server-requests.ts';
+import { ToolCatalog, type McpToolDescriptor, type ToolCatalogHost } from './tool-catalog.ts';
 import { describeServer, toMcpError } from './to-mcp-error.ts';
 
 export type { McpHeaders, McpTransportKind } from './connection/connection-info.ts';
@@ -327,29 +327,20 @@ export class McpServer extends Store<McpServerSnapshot> {
   }
 
   #setupClient(client: Client): void {
-    client.setRequestHandler('elicitation/create', async (request, context) => {
-      const callKey = this.#router.callFor(client, context.mcpReq.id);
-      const active = callKey === undefined ? undefined : this.#activeCalls.get(callKey);
-      // A request outside any tool call (or one that cannot be told apart from another call's)
-      // has no human to ask in an agent run.
-      if (active === undefined) return { action: 'cancel' };
-      return (await active.ask(toInputRequest(request.params as Record<string, unknown>))) as never;
-    });
-    client.setNotificationHandler('notifications/tools/list_changed', () => {
-      void this.#catalog.refresh();
-    });
-    client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
-      const id = (notification.params as { elicitationId?: unknown } | undefined)?.elicitationId;
-      if (typeof id !== 'string') return;
-      this.set((previous) => ({
-        ...previous,
-        completedElicitations: [...previous.completedElicitations, id].slice(-100),
-      }));
+    answerServerRequests(client, {
+      router: this.#router,
+      activeCalls: this.#activeCalls,
+      onToolsChanged: () => void this.#catalog.refresh(),
+      onElicitationComplete: (id) =>
+        this.set((previous) => ({
+          ...previous,
+          completedElicitations: [...previous.completedElicitations, id].slice(-100),
+        })),
     });
   }
 
   /** What the tool catalog needs of this server. */
-  #catalogHost(): ConstructorParameters<typeof ToolCatalog>[0] {
+  #catalogHost(): ToolCatalogHost {
     return {
       name: this.name,
       url: this.url,
