@@ -7,6 +7,7 @@ import {
   UnauthorizedError,
   UnsupportedProtocolVersionError,
 } from '@modelcontextprotocol/client';
+import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
 
 /**
@@ -286,10 +287,6 @@ function isInvalidResponse(error: Error): boolean {
     isSdkError(error, SdkErrorCode.InvalidResult) ||
     isSdkError(error, SdkErrorCode.ClientHttpUnexpectedContent)
   );
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function excerpt(text: string, max = 300): string {

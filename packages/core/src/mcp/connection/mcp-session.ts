@@ -8,11 +8,11 @@ import {
 import type {
   ClientCapabilities,
   ConnectOptions,
+  OAuthClientProvider,
   PriorDiscovery,
   Transport,
 } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../../errors/switchboard-error.ts';
-import type { McpConnectionOptions } from '../mcp-connection.ts';
 import { CONNECTION_LOST_DATA } from '../to-mcp-error.ts';
 import { createSessionFetch, type HandshakeRecord } from './session-fetch.ts';
 import type { JsonRpcId } from './watch-event-stream.ts';
@@ -26,6 +26,32 @@ const ANSWER_LOST_CODE = -32000;
 /** How one session reaches its server. */
 export type SessionTransportKind = 'streamable-http' | 'sse' | 'custom';
 
+/**
+ * What every session of one connection is made with: where the server is, how to reach it, what
+ * the client declares. `McpConnection` fills it in from its own options and its authorization;
+ * the session never sees the connection itself.
+ */
+export interface SessionConfig {
+  /** The Streamable HTTP endpoint, or the legacy SSE event stream URL. Unused for `custom`. */
+  url?: URL;
+  /** The fetch that reaches the network. Default: the global `fetch` at call time. */
+  fetch?: typeof fetch;
+  /** Answer the standalone GET stream with a local 405 (it never reaches the network). */
+  disableStandaloneSse?: boolean;
+  /** Client capabilities to declare. */
+  capabilities: Record<string, unknown>;
+  /** Called with each new `Client` before it connects: register handlers. */
+  setupClient(client: Client): void;
+  /** Wraps the network fetch (after headers are applied), once per session with its client. */
+  fetchMiddleware?: (next: typeof fetch, client: Client) => typeof fetch;
+  /** Makes the transport of a `custom` session (stdio). */
+  createTransport?: () => Transport;
+  /** The OAuth provider as the SDK transport should see it (see `McpAuthorization`). */
+  authProvider?: OAuthClientProvider;
+  /** The fetch for the SDK's OAuth requests. Default: `fetch`. */
+  authFetch?: typeof fetch;
+}
+
 /** Options of {@link McpSession.open}. */
 export interface OpenSessionOptions {
   kind: SessionTransportKind;
@@ -35,8 +61,8 @@ export interface OpenSessionOptions {
   headers: Readonly<Record<string, string>>;
   /** Era verdict to connect with (skips the `server/discover` probe), if any. */
   prior: PriorDiscovery | undefined;
-  /** The connection's options (URL, capabilities, fetch, middleware, …). */
-  connection: McpConnectionOptions;
+  /** How sessions of this connection are made (URL, capabilities, fetch, middleware, …). */
+  config: SessionConfig;
   /** Names the server in messages. */
   where: string;
   /** Timeout of the connect handshake and of the DELETE on close, in ms. */
@@ -107,12 +133,12 @@ export class McpSession {
    * @throws The SDK's error, unclassified.
    */
   static async open(options: OpenSessionOptions): Promise<McpSession> {
-    const { connection, kind } = options;
+    const { config, kind } = options;
     const client = new Client(CLIENT_INFO, {
-      capabilities: connection.capabilities as ClientCapabilities,
+      capabilities: config.capabilities as ClientCapabilities,
       versionNegotiation: { mode: 'auto' },
     });
-    connection.setupClient(client);
+    config.setupClient(client);
     const holder: { session?: McpSession } = {};
     const transport = createTransport(options, client, (id, cause) =>
       holder.session?.answerLost(id, cause),
@@ -300,21 +326,21 @@ function createTransport(
   client: Client,
   onAnswerLost: (id: JsonRpcId, cause: unknown) => void,
 ): Transport {
-  const { connection, kind } = options;
+  const { config, kind } = options;
   if (kind === 'custom') {
-    if (connection.createTransport === undefined) {
+    if (config.createTransport === undefined) {
       throw new SwitchboardError('invalid_input', `${options.where} has no createTransport.`);
     }
-    return connection.createTransport();
+    return config.createTransport();
   }
-  const url = connection.url;
+  const url = config.url;
   if (url === undefined) {
     throw new SwitchboardError('invalid_input', `${options.where} has no URL.`);
   }
-  const baseFetch: typeof fetch = connection.fetch ?? ((input, init) => fetch(input, init));
-  const authProvider = connection.authProvider;
-  const authFetch = connection.authFetch;
-  const wrap = connection.fetchMiddleware;
+  const baseFetch: typeof fetch = config.fetch ?? ((input, init) => fetch(input, init));
+  const authProvider = config.authProvider;
+  const authFetch = config.authFetch;
+  const wrap = config.fetchMiddleware;
   const middleware = wrap === undefined ? undefined : (next: typeof fetch) => wrap(next, client);
   if (kind === 'sse') {
     return new SSEClientTransport(url, {
@@ -334,7 +360,7 @@ function createTransport(
       baseFetch,
       headers: options.headers,
       middleware,
-      blockStandaloneGet: connection.disableStandaloneSse === true,
+      blockStandaloneGet: config.disableStandaloneSse === true,
       handshake: options.handshake,
       onAnswerLost,
       ...(authFetch === undefined ? {} : { authFetch }),

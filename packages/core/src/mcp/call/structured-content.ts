@@ -1,0 +1,34 @@
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
+import { toolError } from '../../tools/tool-errors.ts';
+import type { ToolOutput } from '../../vocabulary/items.ts';
+
+const validator = new CfWorkerJsonSchemaValidator();
+
+/**
+ * `output` checked against the tool's `outputSchema` (spec: structured content must conform):
+ * an error output (`invalid_structured_content`) when it is missing or does not match; the
+ * original text is kept for the model.
+ */
+export function checkStructuredContent(
+  output: ToolOutput,
+  outputSchema: Record<string, unknown> | undefined,
+): ToolOutput {
+  if (outputSchema === undefined || output.isError === true) return output;
+  if (output.structuredContent === undefined) {
+    return {
+      ...output,
+      ...toolError(
+        'invalid_structured_content',
+        'The tool declares an outputSchema but sent no structuredContent.',
+        output.text,
+      ),
+    };
+  }
+  const result = validator.getValidator(outputSchema as never)(output.structuredContent);
+  if (result.valid) return output;
+  const message = `The tool's structuredContent does not match its outputSchema: ${result.errorMessage}`;
+  return {
+    ...output,
+    ...toolError('invalid_structured_content', message, `${output.text}\n\n[${message}]`),
+  };
+}

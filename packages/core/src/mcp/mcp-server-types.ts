@@ -1,0 +1,103 @@
+import type { OAuthClientProvider, Tool as McpTool, Transport } from '@modelcontextprotocol/client';
+import type { SwitchboardError } from '../errors/switchboard-error.ts';
+import type { OAuthAccountState } from '../oauth/interactive-oauth-provider.ts';
+import type {
+  McpConnectionInfo,
+  McpHeaders,
+  McpTransportKind,
+} from './connection/connection-info.ts';
+import type { SchemaCache } from './schema-cache.ts';
+import type { McpToolDescriptor, ToolNameList } from './tool-catalog.ts';
+
+/** Options of `mcpServer` (DESIGN.md §3). */
+export interface McpServerOptions {
+  /** The server's endpoint, e.g. `http://127.0.0.1:3001/mcp`. Required unless `createTransport`. */
+  url?: string | URL;
+  /** Shown in UIs and errors, and set as `Tool.server`. Default: the URL's host. */
+  name?: string;
+  /**
+   * `streamable-http` (default), legacy `sse` (HTTP+SSE, 2024-11-05), or `auto`: Streamable HTTP,
+   * falling back to legacy SSE when the first POST gets 400, 404 or 405.
+   */
+  transport?: McpTransportKind;
+  /** Headers on every HTTP request (POST, GET stream, DELETE, legacy SSE); per run if a function. */
+  headers?: McpHeaders;
+  /** Allow-list: only these tools (by the server's names), or those the predicate keeps. */
+  toolFilter?: readonly string[] | ((tool: McpTool) => boolean);
+  /** Prepended to every tool name the model sees (then made provider-safe, DESIGN.md §5). */
+  toolPrefix?: string;
+  /** Tools kept out of the model's list until `tool_search` finds them. */
+  deferredTools?: ToolNameList;
+  /** Tools whose every call waits for a human's approval. */
+  approvalRequiredTools?: ToolNameList;
+  /** Where tool listings are cached (memory or IndexedDB); none by default. */
+  schemaCache?: SchemaCache;
+  /** How long a cached listing is used, in ms, unless the server sends `ttlMs`. Default 300 000. */
+  cacheTtlMs?: number;
+  /** Do not open the standalone GET stream (2025 era); the server then cannot push outside calls. */
+  disableStandaloneSse?: boolean;
+  /**
+   * The server's time limit, in ms. Default 60 000. It bounds every wait on the server:
+   * connecting (the `server/discover` probe and `initialize` handshake, each), every page of
+   * `tools/list`, and each tool call, which fails after this long without a result or progress
+   * (progress notifications start it again; see `maxTotalTimeoutMs` for the cap). A limit that
+   * runs out fails with a `SwitchboardError` of code `timeout`. A call that timed out may have
+   * run on the server.
+   *
+   * @throws SwitchboardError `invalid_input` (on first use) when it is not a positive number.
+   */
+  timeoutMs?: number;
+  /** A call fails after this long in all (time a human spends answering excluded), in ms. Default 600 000. */
+  maxTotalTimeoutMs?: number;
+  /** The `fetch` to use; default the global one. */
+  fetch?: typeof fetch;
+  /** Makes a non-HTTP transport (e.g. `stdioTransport()` from `@switchboard/core/node`). */
+  createTransport?: () => Transport;
+  /**
+   * OAuth 2.1 for an HTTP server (MCP authorization, 2025-11-25), with the SDK's
+   * `OAuthClientProvider` interface: the SDK transport sends its token on every request,
+   * discovers the authorization server, registers (pre-registered, client ID metadata document
+   * or dynamic), refreshes, and asks for more scope on `403 insufficient_scope`. When the user
+   * must authorize, operations fail with `needs_auth` (`details.authorizationUrl`: what the
+   * provider's `redirectToAuthorization` was given), the snapshot status is `needs-auth`, and
+   * `McpServer.finishAuthorization` completes it with the callback's code. The OAuth
+   * requests go to `fetch` without `headers`. Tokens never enter errors or the schema cache.
+   *
+   * With an `InteractiveOAuthProvider` (`browserOAuthProvider()`, or `nodeOAuthProvider()`
+   * from `@switchboard/core/node`) the server also offers `McpServer.authorize` (the
+   * "Connect" button), `McpServer.signOut` and the non-secret `account` in its snapshot,
+   * finishes a redirect-flow sign-in after a page reload by itself, and an agent run that hits
+   * `needs_auth` on a tool call pauses with an `authorization` interrupt instead of failing.
+   */
+  authProvider?: OAuthClientProvider;
+}
+
+/**
+ * Where the connection stands. `cached`: tools came from the schema cache, not yet connected.
+ * `needs-auth`: the server wants OAuth authorization from the user (see
+ * `McpServerOptions.authProvider`); `error` holds the `needs_auth` error.
+ */
+export type McpServerStatus =
+  'idle' | 'connecting' | 'connected' | 'cached' | 'needs-auth' | 'error' | 'closed';
+
+/** A stable snapshot of an `McpServer`'s state, for `useSyncExternalStore`. */
+export interface McpServerSnapshot {
+  status: McpServerStatus;
+  /** Set when `status` is `error` or `needs-auth`. */
+  error?: SwitchboardError;
+  /** `streamable-http`, `sse` or `custom`, once connected. */
+  transport?: McpConnectionInfo['transport'];
+  /** `modern` (2026-07-28, no sessions) or `legacy` (`initialize` era). */
+  protocolEra?: 'modern' | 'legacy';
+  protocolVersion?: string;
+  serverInfo?: { name: string; version: string };
+  /** Provider-facing tools, once listed (replaced when the server's list changes). */
+  tools?: readonly McpToolDescriptor[];
+  /** `elicitationId`s the server reported complete (`notifications/elicitation/complete`). */
+  completedElicitations: readonly string[];
+  /**
+   * Whether the user is signed in to the server's authorization server, with an
+   * `InteractiveOAuthProvider` (never a token). Absent without one.
+   */
+  account?: OAuthAccountState;
+}

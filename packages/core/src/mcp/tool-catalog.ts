@@ -1,0 +1,308 @@
+import type { Client, McpSubscription, Tool as McpTool } from '@modelcontextprotocol/client';
+import type { Tool, ToolContext } from '../tools/tool-types.ts';
+import type { ToolAnnotations, ToolInterruptResult } from '../vocabulary/interrupts.ts';
+import type { ToolOutput } from '../vocabulary/items.ts';
+import type {
+  McpConnectionInfo,
+  McpConnectionPrior,
+  McpHeaders,
+  McpTransportKind,
+} from './connection/connection-info.ts';
+import { listAllTools } from './list-all-tools.ts';
+import { mapProviderToolNames } from './provider-tool-names.ts';
+import type { SchemaCache, SchemaCacheEntry } from './schema-cache.ts';
+import { schemaCacheKey } from './schema-cache-key.ts';
+import { SharedOperation } from './shared-operation.ts';
+
+/** Tool names, or `'*'` for every tool of the server. */
+export type ToolNameList = readonly string[] | '*';
+
+/** A tool as the server listed it, offered under a provider-safe name. */
+export interface McpToolDescriptor extends Tool {
+  /** The server's own name for the tool, used in `tools/call`. */
+  originalName: string;
+  server: string;
+  title?: string;
+  outputSchema?: Record<string, unknown>;
+}
+
+/** The tool the server listed, as a call needs it: its own name and its output schema. */
+export interface McpToolTarget {
+  name: string;
+  outputSchema?: Record<string, unknown>;
+}
+
+/** The options of `McpServerOptions` a catalog reads (see there for their meaning). */
+export interface ToolCatalogOptions {
+  transport?: McpTransportKind;
+  headers?: McpHeaders;
+  toolFilter?: readonly string[] | ((tool: McpTool) => boolean);
+  toolPrefix?: string;
+  deferredTools?: ToolNameList;
+  approvalRequiredTools?: ToolNameList;
+  schemaCache?: SchemaCache;
+  /** In ms. Default 300 000. */
+  cacheTtlMs?: number;
+  disableStandaloneSse?: boolean;
+  /** Each page of `tools/list`, in ms. Default 60 000. */
+  timeoutMs?: number;
+  createTransport?: unknown;
+}
+
+/** What a {@link ToolCatalog} needs from its server. */
+export interface ToolCatalogHost {
+  readonly name: string;
+  readonly url: URL | undefined;
+  readonly where: string;
+  /** Runs `operation` on the server's connection (connecting as needed; status kept). */
+  use<T>(
+    runContext: unknown,
+    operation: (client: Client) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T>;
+  /** What the live connection learnt; `undefined` without one. */
+  connectionInfo(): McpConnectionInfo | undefined;
+  /** True once the server made its connection. */
+  hasConnection(): boolean;
+  /** Server text with the secrets this client sent taken out. */
+  scrub(text: string): string;
+  /** Runs one call of `tool` for an agent run. */
+  execute(
+    tool: McpToolTarget,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput | ToolInterruptResult>;
+  /** New tools to show; `cached` when they came from the schema cache (with its entry). */
+  showTools(tools: McpToolDescriptor[], cached?: SchemaCacheEntry): void;
+  /** A re-listing after `list_changed` failed. */
+  refreshFailed(error: unknown): void;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_CACHE_TTL_MS = 300_000;
+
+/**
+ * The tools of one MCP server (the second cut of `McpServer`): listing every page (shared by
+ * concurrent callers), the schema cache, re-listing on `list_changed` (and the 2026-07-28
+ * `subscriptions/listen` stream that carries it), and the agent-facing descriptors.
+ */
+export class ToolCatalog {
+  readonly #host: ToolCatalogHost;
+  readonly #options: ToolCatalogOptions;
+  /** The listing every caller shares (single flight), until invalidated. */
+  #tools: SharedOperation<McpToolDescriptor[]> | undefined;
+  #lastRunContext: unknown;
+  /** The 2026-07-28 `subscriptions/listen` stream that carries `list_changed`. */
+  #subscription: Promise<McpSubscription | undefined> | undefined;
+  #prior: McpConnectionPrior | undefined;
+
+  constructor(host: ToolCatalogHost, options: ToolCatalogOptions) {
+    this.#host = host;
+    this.#options = options;
+  }
+
+  /** What the schema cache showed about the server before it connected: skips the era probe. */
+  get prior(): McpConnectionPrior | undefined {
+    return this.#prior;
+  }
+
+  /** The run context of the last listing (a `list_changed` re-listing and reconnects use it). */
+  get lastRunContext(): unknown {
+    return this.#lastRunContext;
+  }
+
+  /**
+   * Every tool as agent tools: from the schema cache when fresh, else listed (every page) and
+   * cached. Concurrent callers share one listing; `signal` stops only this caller's wait.
+   *
+   * @param abortError Makes the error this caller rejects with when `signal` aborts.
+   * @throws What the listing throws, or `abortError(signal)`.
+   */
+  async list(
+    runContext: unknown,
+    signal: AbortSignal | undefined,
+    abortError: (signal: AbortSignal) => Error,
+  ): Promise<McpToolDescriptor[]> {
+    this.#lastRunContext = runContext;
+    const listing = (this.#tools ??= this.#shareListing(runContext, false));
+    return await listing.wait(signal, abortError);
+  }
+
+  /** Forgets the listing (memory and schema cache); the next {@link list} asks the server. */
+  async invalidate(options: { signal?: AbortSignal; runContext?: unknown } = {}): Promise<void> {
+    this.#tools = undefined;
+    const cache = this.#options.schemaCache;
+    if (cache !== undefined) await cache.delete(await this.#cacheKey(options.runContext), options);
+  }
+
+  /** The server's tools changed: list every page again, replace the tools, refresh the cache. */
+  async refresh(): Promise<void> {
+    const refreshed = this.#shareListing(this.#lastRunContext, true);
+    this.#tools = refreshed;
+    try {
+      await refreshed.promise;
+    } catch (error) {
+      this.#host.refreshFailed(error);
+    }
+  }
+
+  /**
+   * Forgets the listing in memory and ends the `list_changed` stream (the connection it ran on
+   * is going away). Never rejects.
+   */
+  async reset(): Promise<void> {
+    const subscription = this.#subscription;
+    this.#subscription = undefined;
+    this.#tools = undefined;
+    await (await subscription?.catch(() => undefined))?.close().catch(() => undefined);
+  }
+
+  /** Starts a listing with its own signal; forgotten when it fails or every waiter gave up. */
+  #shareListing(runContext: unknown, refresh: boolean): SharedOperation<McpToolDescriptor[]> {
+    const forget = (): void => {
+      if (this.#tools === listing) this.#tools = undefined;
+    };
+    const listing = new SharedOperation(
+      (signal) =>
+        this.#load(runContext, signal, refresh).catch((error: unknown) => {
+          forget();
+          throw error;
+        }),
+      forget,
+    );
+    return listing;
+  }
+
+  async #load(
+    runContext: unknown,
+    signal: AbortSignal | undefined,
+    refresh: boolean,
+  ): Promise<McpToolDescriptor[]> {
+    const cache = this.#options.schemaCache;
+    const key = cache === undefined ? undefined : await this.#cacheKey(runContext);
+    if (cache !== undefined && key !== undefined && !refresh) {
+      const entry = await cache.get(key, signal === undefined ? {} : { signal });
+      if (entry !== undefined) {
+        this.#rememberPrior(entry);
+        const tools = this.#describe(entry.tools as McpTool[]);
+        this.#host.showTools(tools, entry);
+        return tools;
+      }
+    }
+    const timeoutMs = this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const listing = await this.#host.use(
+      runContext,
+      (client) => listAllTools(client, this.#host.where, signal, timeoutMs),
+      signal,
+    );
+    const listed = this.#applyFilter(listing.tools);
+    if (cache !== undefined && key !== undefined) {
+      const now = Date.now();
+      const info = this.#host.connectionInfo();
+      const entry: SchemaCacheEntry = {
+        tools: listed,
+        storedAt: now,
+        expiresAt: now + (listing.ttlMs ?? this.#options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS),
+      };
+      if (info?.protocolEra !== undefined) entry.protocolEra = info.protocolEra;
+      if (info?.protocolVersion !== undefined) entry.protocolVersion = info.protocolVersion;
+      if (info?.discover !== undefined) entry.discover = info.discover;
+      if (info?.serverInfo !== undefined) entry.serverInfo = info.serverInfo;
+      await cache.set(key, entry, signal === undefined ? {} : { signal });
+    }
+    const tools = this.#describe(listed);
+    this.#host.showTools(tools);
+    this.#listenForChanges(runContext);
+    return tools;
+  }
+
+  /**
+   * Modern-era servers push no unsolicited notifications: `list_changed` arrives on a
+   * `subscriptions/listen` stream (2026-07-28), opened once per server unless long-lived
+   * streams are disabled. Its notifications reach the same handler as the 2025 ones.
+   */
+  #listenForChanges(runContext: unknown): void {
+    if (this.#subscription !== undefined || this.#options.disableStandaloneSse === true) return;
+    if (this.#host.connectionInfo()?.protocolEra !== 'modern') return;
+    this.#subscription = this.#host
+      .use(runContext, (client) => client.listen({ toolsListChanged: true }))
+      .catch(
+        () => undefined, // a server without subscriptions: listings stay as they are until invalidate()
+      );
+  }
+
+  #applyFilter(tools: McpTool[]): McpTool[] {
+    const filter = this.#options.toolFilter;
+    if (filter === undefined) return tools;
+    if (typeof filter === 'function') return tools.filter((tool) => filter(tool));
+    return tools.filter((tool) => filter.includes(tool.name));
+  }
+
+  #describe(listed: McpTool[]): McpToolDescriptor[] {
+    const names = mapProviderToolNames(
+      listed.map((tool) => tool.name),
+      this.#options.toolPrefix ?? '',
+    );
+    const byOriginal = new Map(listed.map((tool) => [tool.name, tool]));
+    return [...names].map(([safeName, originalName]) =>
+      this.#toAgentTool(safeName, byOriginal.get(originalName) as McpTool),
+    );
+  }
+
+  #toAgentTool(safeName: string, listed: McpTool): McpToolDescriptor {
+    const outputSchema = listed.outputSchema as Record<string, unknown> | undefined;
+    const target: McpToolTarget = {
+      name: listed.name,
+      ...(outputSchema === undefined ? {} : { outputSchema }),
+    };
+    const tool: McpToolDescriptor = {
+      name: safeName,
+      originalName: listed.name,
+      server: this.#host.name,
+      // Server text the model reads: secrets this client sent are taken out.
+      description: this.#host.scrub(listed.description ?? listed.title ?? ''),
+      inputSchema: listed.inputSchema as Record<string, unknown>,
+      execute: async (args, context): Promise<ToolOutput | ToolInterruptResult> =>
+        await this.#host.execute(target, (args ?? {}) as Record<string, unknown>, context),
+    };
+    const title = listed.title ?? listed.annotations?.title;
+    if (title !== undefined) tool.title = title;
+    if (outputSchema !== undefined) tool.outputSchema = outputSchema;
+    if (listed.annotations !== undefined) tool.annotations = listed.annotations as ToolAnnotations;
+    if (matches(this.#options.deferredTools, listed.name)) tool.deferred = true;
+    if (matches(this.#options.approvalRequiredTools, listed.name)) tool.needsApproval = true;
+    return tool;
+  }
+
+  #rememberPrior(entry: SchemaCacheEntry): void {
+    if (this.#host.hasConnection() || entry.protocolEra === undefined) return;
+    const transport =
+      this.#options.createTransport === undefined
+        ? this.#options.transport === 'sse'
+          ? 'sse'
+          : 'streamable-http'
+        : 'custom';
+    this.#prior = {
+      transport,
+      protocolEra: entry.protocolEra,
+      ...(entry.discover === undefined ? {} : { discover: entry.discover }),
+    };
+  }
+
+  async #cacheKey(runContext: unknown): Promise<string> {
+    const configured = this.#options.headers;
+    const headers = typeof configured === 'function' ? await configured(runContext) : configured;
+    const filter = this.#options.toolFilter;
+    return await schemaCacheKey({
+      url: this.#host.url ?? `custom://${encodeURIComponent(this.#host.name)}`,
+      transport: this.#options.transport ?? 'streamable-http',
+      ...(Array.isArray(filter) ? { toolFilter: filter as readonly string[] } : {}),
+      ...(this.#options.toolPrefix === undefined ? {} : { toolPrefix: this.#options.toolPrefix }),
+      ...(headers === undefined ? {} : { headers }),
+    });
+  }
+}
+
+function matches(list: ToolNameList | undefined, name: string): boolean {
+  return list === '*' || (list !== undefined && list.includes(name));
+}
