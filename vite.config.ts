@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
 const sourceCondition = '@switchboard/source';
 
 /**
- * Root Vitest config. Three projects (DESIGN.md §1):
+ * Root Vitest config. Three projects (docs/architecture.md, "The repository"):
  * - core-node: the core package under Node, including integration tests against real servers.
  * - core-browser-like: core tests that need browser globals (DOM, IndexedDB via fake-indexeddb).
  * - react: hooks and components under jsdom.

@@ -29,7 +29,8 @@ export interface ElicitationFormProps {
 
 /**
  * An MCP elicitation form generated from the interrupt's `requestedSchema` with `@rjsf/core` and
- * the ajv8 validator (DESIGN.md §2; ajv compiles with `new Function`, so a strict CSP needs
+ * the ajv8 validator (docs/architecture.md, "Dependencies"; ajv compiles with `new Function`, so a
+ * strict CSP needs
  * `'unsafe-eval'` for this component). It shows which server asks and its message (as text),
  * pre-fills defaults and validates as the user goes: Accept is disabled while the answers are
  * invalid or being sent; Decline and Cancel are always there.

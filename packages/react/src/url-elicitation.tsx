@@ -21,7 +21,8 @@ export interface UrlElicitationProps {
 }
 
 /**
- * An MCP URL-mode elicitation (DESIGN.md §4, §8): shows the full URL with its domain
+ * An MCP URL-mode elicitation (docs/architecture.md, "The life of an interrupt" and "Security
+ * rules"): shows the full URL with its domain
  * highlighted (scheme / host / rest), warns about plain http (softly for localhost), punycode
  * hosts and credentials before the host, and shows the server and its message as text. Nothing
  * is fetched or opened by itself: "Open" opens the URL only on a click, only when it is http(s),

@@ -65,7 +65,10 @@ export function toolMessage(
   return String(found?.content);
 }
 
-/** DESIGN.md §3 invariant: every function_call has exactly one function_call_output, after it. */
+/**
+ * docs/architecture.md, "Invariants": every function_call has exactly one function_call_output,
+ * after it.
+ */
 export function expectEveryCallAnsweredOnce(items: readonly Item[]): void {
   items.forEach((item, index) => {
     if (item.type !== 'function_call') return;

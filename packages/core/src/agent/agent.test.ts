@@ -22,7 +22,8 @@ import {
 afterEach(closeScriptedModelServers);
 
 /**
- * DESIGN.md §3 invariant, both ways: every function_call has exactly one function_call_output,
+ * docs/architecture.md, "Invariants", both ways: every function_call has exactly one
+ * function_call_output,
  * after it, and no function_call_output lacks its function_call.
  */
 function expectEveryCallAnsweredOnce(items: readonly Item[]): void {

@@ -10,7 +10,8 @@ import { writeOtherRun } from './run-journal.ts';
 import { startRun } from './run.ts';
 
 /**
- * An agent: a model, instructions and tools, run in a loop (DESIGN.md §3).
+ * An agent: a model, instructions and tools, run in a loop (docs/architecture.md, "The life of a
+ * run").
  *
  * ```ts
  * const agent = new Agent({ name: 'helper', model, mcpServers: [mcpServer({ url })] });

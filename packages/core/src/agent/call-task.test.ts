@@ -51,7 +51,7 @@ describe('CallTask phases', () => {
     const { start, starts } = controlledStarter();
     const task = new CallTask(CALL, start);
     const phases: string[] = [];
-    task.onChange(() => phases.push(task.phase.phase));
+    task.subscribe(() => phases.push(task.phase.phase));
 
     expect(task.phase).toEqual({ phase: 'running' });
     task.run();
@@ -69,7 +69,7 @@ describe('CallTask phases', () => {
     const { start, starts } = controlledStarter();
     const task = new CallTask(CALL, start);
     let calls = 0;
-    const unsubscribe = task.onChange(() => calls++);
+    const unsubscribe = task.subscribe(() => calls++);
     task.run();
     unsubscribe();
     starts[0]?.settle({ text: 'done' });

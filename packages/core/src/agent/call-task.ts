@@ -133,11 +133,6 @@ export class CallTask extends Store<CallTaskPhase> {
     this.#owner?.onProgress(progress);
   }
 
-  /** Calls `listener` on every phase change; returns the unsubscribe function (`subscribe`). */
-  onChange(listener: () => void): () => void {
-    return this.subscribe(listener);
-  }
-
   /** Runs the tool (again, with `resume`, after a pause). */
   run(resume?: ToolResume): void {
     this.#set({ phase: 'running' });
@@ -258,7 +253,7 @@ export function whenQuiet(tasks: readonly CallTask[]): Promise<void> {
       for (const unsubscribe of unsubscribers) unsubscribe();
       resolve();
     };
-    for (const task of tasks) unsubscribers.push(task.onChange(check));
+    for (const task of tasks) unsubscribers.push(task.subscribe(check));
     check();
   });
 }

@@ -26,7 +26,8 @@ export interface ToolCallScope {
 /**
  * Runs one model tool call and always returns an output (or the tool's interrupt): unknown
  * tools, unparsable arguments, thrown errors and invalid arguments become error outputs the
- * model can read and correct, never exceptions (DESIGN.md §6). Progress is forwarded only while
+ * model can read and correct, never exceptions (docs/architecture.md, "The vocabulary"). Progress
+ * is forwarded only while
  * the call is running and only when it increases.
  */
 export async function executeToolCall(

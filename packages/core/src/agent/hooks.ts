@@ -19,7 +19,8 @@ export type BeforeToolCallDecision =
   | { action: 'interrupt'; message?: string };
 
 /**
- * Lifecycle hooks (DESIGN.md §3). Each may be async. A hook that throws fails the run with a
+ * Lifecycle hooks (docs/architecture.md, "The life of a run"). Each may be async. A hook that
+ * throws fails the run with a
  * `SwitchboardError` of code `hook_failed` naming the hook; history stays consistent.
  */
 export interface AgentHooks {

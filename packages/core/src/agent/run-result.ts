@@ -3,7 +3,10 @@ import type { Item, Usage } from '../vocabulary/items.ts';
 import type { Chunk } from './chunks.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 
-/** How a run ended (DESIGN.md §3). `paused` arrives with human-in-the-loop interrupts. */
+/**
+ * How a run ended (docs/architecture.md, "The life of a run"). `paused` arrives with
+ * human-in-the-loop interrupts.
+ */
 export type RunOutcome = 'completed' | 'paused' | 'failed' | 'cancelled';
 
 /** The settled result of a run. */

@@ -404,7 +404,7 @@ class Run {
  */
 function storeEachSettled(journal: RunJournal, tasks: readonly CallTask[]): () => void {
   const unsubscribers = tasks.map((task) =>
-    task.onChange(() => {
+    task.subscribe(() => {
       const phase = task.phase;
       if (phase.phase !== 'settled') return;
       if (!tasks.some((other) => other.phase.phase === 'running')) return;

@@ -6,7 +6,8 @@ import type { Interrupt, Resolution } from '../vocabulary/interrupts.ts';
 const validator = new CfWorkerJsonSchemaValidator();
 
 /**
- * Checks an answer before anything is sent (DESIGN.md §8: form answers are validated against the
+ * Checks an answer before anything is sent (docs/architecture.md, "Security rules": form answers
+ * are validated against the
  * requested schema): `action` must be known, and an `approve` of a form interrupt needs
  * `content` that satisfies `requestedSchema`.
  *

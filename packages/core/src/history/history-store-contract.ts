@@ -93,7 +93,8 @@ async function expectAborted(promise: Promise<unknown>): Promise<void> {
 }
 
 /**
- * The behaviour every {@link HistoryStore} shares (DESIGN.md §3), as a Vitest suite. Call it from
+ * The behaviour every {@link HistoryStore} shares (docs/architecture.md, "Where state lives"), as a
+ * Vitest suite. Call it from
  * each implementation's test file; `makeStore` runs before every test.
  */
 export function describeHistoryStore(

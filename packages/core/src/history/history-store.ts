@@ -63,7 +63,8 @@ export interface PendingCall {
 }
 
 /**
- * The versioned state of a paused run (DESIGN.md §3): pending interrupts and the thread state.
+ * The versioned state of a paused run (docs/architecture.md, "Where state lives"): pending
+ * interrupts and the thread state.
  * Plain data: it is stored as it is (IndexedDB, JSONL) and read back by a new `Agent`.
  */
 export interface RunState {
@@ -90,7 +91,8 @@ export interface ThreadSummary {
 }
 
 /**
- * Persistence for threads of runs (DESIGN.md §3). Implementations: `MemoryHistoryStore`,
+ * Persistence for threads of runs (docs/architecture.md, "Where state lives"). Implementations:
+ * `MemoryHistoryStore`,
  * `IndexedDbHistoryStore` and `JsonlHistoryStore` (Node). Every method takes an optional
  * `signal`. Run rows are claimed with {@link HistoryStore.compareAndSetRun}, so that of two
  * clients resuming one paused run exactly one proceeds.

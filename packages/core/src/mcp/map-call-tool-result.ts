@@ -8,7 +8,8 @@ export interface CallToolResultLike {
 }
 
 /**
- * Maps an MCP `CallToolResult` to a {@link ToolOutput} (DESIGN.md §6): all text blocks joined
+ * Maps an MCP `CallToolResult` to a {@link ToolOutput} (docs/architecture.md, "The vocabulary"):
+ * all text blocks joined
  * with a newline; image, audio, `resource` and `resource_link` blocks kept as parts, never
  * dropped; a block of any other type kept as an `opaque` part (with a one-line note in the
  * text); `structuredContent` kept (and, when there is no text, serialised as the text so the

@@ -127,7 +127,7 @@ describe('McpConnection: protocol eras', () => {
     const server = await demo();
     const connection = connect({ url: new URL(server.modernUrl) });
     const changes: unknown[] = [];
-    connection.onChange(() => changes.push(connection.info));
+    connection.subscribe(() => changes.push(connection.info));
     expect(connection.status).toBe('idle');
 
     const names = await connection.use(undefined, listToolNames);

@@ -43,10 +43,10 @@ const MAX_IDLE_SESSIONS = 16;
 
 /**
  * The connection layer of the MCP client: one server, any transport, both protocol eras, one
- * session per distinct header set. `McpServer` builds on it; use it directly for raw access to
- * the `@modelcontextprotocol/client` `Client`.
+ * session per distinct header set. Internal (not exported): `McpServer` builds on it. What
+ * follows is the protocol behaviour it implements; docs/mcp-servers.md tells it for users.
  *
- * Transports (`options.transport`, DESIGN.md §3):
+ * Transports (`options.transport`, docs/architecture.md, "The life of an MCP call"):
  * - `streamable-http`: `StreamableHTTPClientTransport` on `url`.
  * - `sse`: the legacy HTTP+SSE transport (2024-11-05) on `url` (the event stream URL, e.g.
  *   `/sse`); its session is always in the 2025 era, so no `server/discover` probe is sent.
@@ -177,16 +177,6 @@ export class McpConnection extends Store<McpConnectionState> {
   /** Why the last connect failed, while {@link status} is `error`. */
   get error(): SwitchboardError | undefined {
     return this.getSnapshot().error;
-  }
-
-  /**
-   * Subscribes to changes of {@link info}, {@link status} and {@link error} (the same as
-   * `subscribe`).
-   *
-   * @returns A function that unsubscribes.
-   */
-  onChange(listener: () => void): () => void {
-    return this.subscribe(listener);
   }
 
   /**

@@ -9,7 +9,7 @@ import type {
 import type { SchemaCache } from './schema-cache.ts';
 import type { McpToolDescriptor, ToolNameList } from './tool-catalog.ts';
 
-/** Options of `mcpServer` (DESIGN.md §3). */
+/** Options of `mcpServer` (docs/architecture.md, "The life of an MCP call"). */
 export interface McpServerOptions {
   /** The server's endpoint, e.g. `http://127.0.0.1:3001/mcp`. Required unless `createTransport`. */
   url?: string | URL;
@@ -24,7 +24,10 @@ export interface McpServerOptions {
   headers?: McpHeaders;
   /** Allow-list: only these tools (by the server's names), or those the predicate keeps. */
   toolFilter?: readonly string[] | ((tool: McpTool) => boolean);
-  /** Prepended to every tool name the model sees (then made provider-safe, DESIGN.md §5). */
+  /**
+   * Prepended to every tool name the model sees (then made provider-safe, docs/architecture.md,
+   * "Tool names").
+   */
   toolPrefix?: string;
   /** Tools kept out of the model's list until `tool_search` finds them. */
   deferredTools?: ToolNameList;

@@ -26,11 +26,14 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
 
 /**
- * One remote MCP server as a toolset for an {@link Agent} (DESIGN.md §3), on
+ * One remote MCP server as a toolset for an {@link Agent} (docs/architecture.md, "The life of an
+ * MCP call"), on
  * `@modelcontextprotocol/client` v2 (both protocol eras, negotiated automatically). It lists
  * all pages of tools (cached when a `schemaCache` is given), maps names to provider-safe ones,
- * maps results (DESIGN.md §6), forwards progress, turns elicitation into interrupts
- * (DESIGN.md §4), recovers expired sessions, re-lists on `list_changed`, and ends its sessions
+ * maps results (docs/architecture.md, "The vocabulary"), forwards progress, turns elicitation into
+ * interrupts
+ * (docs/architecture.md, "The life of an interrupt"), recovers expired sessions, re-lists on
+ * `list_changed`, and ends its sessions
  * on `close()`.
  *
  * A facade: the connection (`McpConnection`: sessions, eras, retry), the tools

@@ -3,7 +3,8 @@ const MAX_LENGTH = 64;
 
 /**
  * Maps tool names (with an optional prefix) to names every model API accepts,
- * `^[a-zA-Z0-9_-]{1,64}$` (DESIGN.md §5): other characters become `_`; names over 64 characters
+ * `^[a-zA-Z0-9_-]{1,64}$` (docs/architecture.md, "Tool names"): other characters become `_`; names
+ * over 64 characters
  * are cut and get a stable hash suffix; collisions are resolved by suffixing the hash of the
  * original name, in sorted order of the originals, so the same server listing always yields the
  * same mapping (stored history keeps resolving after a reload).

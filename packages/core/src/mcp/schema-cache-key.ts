@@ -29,7 +29,7 @@ const REDACTED = '~';
 /**
  * A stable cache key for one MCP server's tool listing: equal inputs give equal keys (across
  * pages, processes and releases of the same key version), and no credential appears in it
- * (DESIGN.md §8).
+ * (docs/architecture.md, "Security rules").
  *
  * The key is `switchboard-schema-cache:v1:` followed by JSON of:
  * - `transport`;

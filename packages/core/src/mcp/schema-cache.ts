@@ -1,7 +1,7 @@
 /**
  * What a {@link SchemaCache} keeps for one MCP server (one key from `schemaCacheKey`): its tool
  * listing and what a zero-round-trip reconnect needs. Plain, structured-cloneable data; never
- * headers, tokens or other credentials (DESIGN.md §8).
+ * headers, tokens or other credentials (docs/architecture.md, "Security rules").
  */
 export interface SchemaCacheEntry {
   /** The MCP `Tool` objects as the server listed them (every page, in order). */
@@ -28,7 +28,8 @@ export interface SchemaCacheCallOptions {
 }
 
 /**
- * Where MCP clients keep tool listings between sessions (DESIGN.md §3). Implementations:
+ * Where MCP clients keep tool listings between sessions (docs/architecture.md, "The life of an MCP
+ * call"). Implementations:
  * `MemorySchemaCache` (per page or process) and `IndexedDbSchemaCache` (survives reloads).
  *
  * Keys come from `schemaCacheKey` and contain no secrets. The client decides the TTL (it sets

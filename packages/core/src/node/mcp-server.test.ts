@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../agent/agent.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
 import { startScriptedModelServer } from '@switchboard/fixtures';
-import { mcpServer } from './mcp-server.ts';
+import { nodeMcpServer } from './mcp-server.ts';
 
 const require = createRequire(import.meta.url);
 const everythingEntry = join(
@@ -14,7 +14,7 @@ const everythingEntry = join(
 
 describe('mcpServer from @switchboard/core/node', () => {
   it('runs server-everything over stdio for an agent, and close() ends the child process', async () => {
-    const server = mcpServer({
+    const server = nodeMcpServer({
       name: 'everything',
       command: process.execPath,
       args: [everythingEntry, 'stdio'],
@@ -39,7 +39,7 @@ describe('mcpServer from @switchboard/core/node', () => {
   });
 
   it('still builds an HTTP server from a url', () => {
-    const server = mcpServer({ url: 'http://127.0.0.1:9/mcp', name: 'http' });
+    const server = nodeMcpServer({ url: 'http://127.0.0.1:9/mcp', name: 'http' });
     expect(server.url?.href).toBe('http://127.0.0.1:9/mcp');
   });
 });

@@ -1,7 +1,7 @@
 import { McpServer, type McpServerOptions } from '../mcp/mcp-server.ts';
 import { stdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
 
-/** Options of the Node `mcpServer`: an HTTP server as in the root entry, or a stdio command. */
+/** Options of {@link nodeMcpServer}: an HTTP server as in the root entry, or a stdio command. */
 export type NodeMcpServerOptions =
   | McpServerOptions
   | (Omit<McpServerOptions, 'url' | 'transport' | 'headers' | 'createTransport'> &
@@ -12,10 +12,10 @@ export type NodeMcpServerOptions =
  * given a `command`, over stdio — the server runs as a child process, and `close()` ends it.
  *
  * ```ts
- * const files = mcpServer({ name: 'files', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] });
+ * const files = nodeMcpServer({ name: 'files', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] });
  * ```
  */
-export function mcpServer(options: NodeMcpServerOptions): McpServer {
+export function nodeMcpServer(options: NodeMcpServerOptions): McpServer {
   if (!('command' in options) || options.command === undefined) {
     return new McpServer(options as McpServerOptions);
   }

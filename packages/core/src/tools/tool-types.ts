@@ -45,7 +45,10 @@ export interface ToolContext {
   resume?: ToolResume;
 }
 
-/** Decides per call whether a human must approve it (DESIGN.md §4). */
+/**
+ * Decides per call whether a human must approve it (docs/architecture.md, "The life of an
+ * interrupt").
+ */
 export type ApprovalPredicate = (
   args: unknown,
   annotations: ToolAnnotations | undefined,
@@ -53,7 +56,8 @@ export type ApprovalPredicate = (
 ) => boolean | Promise<boolean>;
 
 /**
- * A tool the model can call (DESIGN.md §3). Build one with `tool()` or get them from an MCP
+ * A tool the model can call (docs/architecture.md, "The vocabulary"). Build one with `tool()` or
+ * get them from an MCP
  * server (`mcpServer()`).
  */
 export interface Tool {

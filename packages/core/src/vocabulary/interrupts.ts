@@ -10,7 +10,7 @@
  * - {@link Resolution}: the human's answer to an {@link Interrupt}.
  *
  * MCP's wire shapes (`elicitation/create` params, MRTR `inputRequests` and `requestState`) map
- * onto these in `mcp/call-mcp-tool.ts`; they never leave the `mcp` layer.
+ * onto these in `mcp/call/` (see `mcp/call/resume-state.ts`); they never leave the `mcp` layer.
  */
 
 /** A JSON Schema object (draft 2020-12), as sent to providers and received from MCP servers. */
@@ -19,7 +19,7 @@ export type JsonSchema = Record<string, unknown>;
 /**
  * MCP tool annotations (spec 2025-11-25, "Tool annotations"). Every field is optional and unset
  * is not the same as false. They are hints: a server may lie, so they can narrow what a policy
- * allows but never widen it (docs/architecture.md, "Approvals").
+ * allows but never widen it (docs/architecture.md, "Security rules").
  */
 export interface ToolAnnotations {
   title?: string;

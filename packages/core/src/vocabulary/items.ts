@@ -18,12 +18,15 @@ export interface FunctionCallItem {
   type: 'function_call';
   /** Provider call id; unique within a thread. */
   callId: string;
-  /** The provider-facing tool name (DESIGN.md §5). */
+  /** The provider-facing tool name (docs/architecture.md, "Tool names"). */
   name: string;
   arguments: string;
 }
 
-/** A content part of a tool result that is not plain text (MCP content blocks, DESIGN.md §6). */
+/**
+ * A content part of a tool result that is not plain text (MCP content blocks, docs/architecture.md,
+ * "The vocabulary").
+ */
 export type ToolResultPart =
   | { type: 'image'; data: string; mimeType: string }
   | { type: 'audio'; data: string; mimeType: string }
@@ -57,7 +60,10 @@ export interface ToolOutput {
   };
 }
 
-/** The output for one {@link FunctionCallItem}; exactly one per call (DESIGN.md §3 invariant). */
+/**
+ * The output for one {@link FunctionCallItem}; exactly one per call (docs/architecture.md,
+ * "Invariants").
+ */
 export interface FunctionCallOutputItem {
   type: 'function_call_output';
   callId: string;
