@@ -9,10 +9,11 @@ import type {
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { describeOAuthServer } from './authorization-callback.ts';
 import type { OAuthAccountState } from './interactive-oauth-provider.ts';
+import { AccountChanges } from './account-changes.ts';
 import type { OAuthChangeChannel } from './oauth-change-channel.ts';
+import { findEntry, latestEntry, upsertEntry, withoutEntries } from './issuer-credentials.ts';
 import {
   buildClientMetadata,
-  issuerKey,
   preRegisteredClientFor,
   serverKey,
   type OAuthClientSettings,
@@ -21,7 +22,6 @@ import type {
   OAuthCredentialStore,
   OAuthFlowState,
   OAuthFlowStore,
-  OAuthIssuerCredentials,
   OAuthServerCredentials,
   SavedOAuthTokens,
 } from './oauth-stores.ts';
@@ -76,10 +76,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #credentials: OAuthCredentialStore;
   readonly #flow: OAuthFlowStore;
   readonly #lock: RefreshLock;
-  readonly #channel: OAuthChangeChannel | undefined;
   readonly #now: () => number;
-  readonly #listeners = new Set<() => void>();
-  #stopListening: (() => void) | undefined;
+  readonly #changes: AccountChanges;
   #lastAuthorizationUrl: URL | undefined;
   /**
    * Access tokens the refresh coordinator already stored (or answered from storage) and handed
@@ -98,7 +96,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.#credentials = options.credentialStore;
     this.#flow = options.flowStore;
     this.#lock = options.refreshLock ?? inProcessLock;
-    this.#channel = options.changeChannel;
+    this.#changes = new AccountChanges(this.#key, options.changeChannel);
     this.#now = options.now ?? Date.now;
   }
 
@@ -220,7 +218,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
         latestIssuer: issuer,
       };
     });
-    if (stored) this.#notify();
+    if (stored) this.#changes.notify();
     return stored;
   }
 
@@ -272,11 +270,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       case 'all':
         await this.#updateCredentials(() => undefined);
         await this.#updateFlow(() => undefined);
-        this.#notify();
+        this.#changes.notify();
         return;
       case 'tokens':
         await this.#forget({ tokens: true, clients: false });
-        this.#notify();
+        this.#changes.notify();
         return;
       case 'client':
         await this.#forget({ tokens: false, clients: true });
@@ -298,7 +296,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     await this.#forget({ tokens: true, clients: options.forgetClient === true });
     await this.#updateFlow(() => undefined);
     this.#lastAuthorizationUrl = undefined;
-    this.#notify();
+    this.#changes.notify();
   }
 
   /** The account state of the latest tokens (see `OAuthAccountState`). */
@@ -323,20 +321,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * change channel) in another context. Returns unsubscribe (idempotent).
    */
   subscribe(listener: () => void): () => void {
-    const wrapped = () => listener();
-    this.#listeners.add(wrapped);
-    if (this.#listeners.size === 1 && this.#channel !== undefined) {
-      this.#stopListening = this.#channel.listen((key) => {
-        if (key === this.#key) this.#callListeners();
-      });
-    }
-    return () => {
-      if (!this.#listeners.delete(wrapped)) return;
-      if (this.#listeners.size === 0) {
-        this.#stopListening?.();
-        this.#stopListening = undefined;
-      }
-    };
+    return this.#changes.subscribe(listener);
   }
 
   /** See `InteractiveOAuthProvider.coordinateTokenRequests`. */
@@ -389,35 +374,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async #forget(what: { tokens: boolean; clients: boolean }): Promise<void> {
-    await this.#updateCredentials((credentials) => {
-      if (credentials === undefined) return undefined;
-      const issuers = credentials.issuers
-        .map((entry): OAuthIssuerCredentials => {
-          const next = { ...entry };
-          if (what.tokens) delete next.tokens;
-          if (what.clients) delete next.client;
-          return next;
-        })
-        .filter((entry) => entry.tokens !== undefined || entry.client !== undefined);
-      if (issuers.length === 0) return undefined;
-      const { latestIssuer } = credentials;
-      return what.tokens || latestIssuer === undefined ? { issuers } : { issuers, latestIssuer };
-    });
-  }
-
-  #notify(): void {
-    this.#callListeners();
-    this.#channel?.post(this.#key);
-  }
-
-  #callListeners(): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        reportListenerError(error);
-      }
-    }
+    await this.#updateCredentials((credentials) => withoutEntries(credentials, what));
   }
 
   async #readCredentials(): Promise<OAuthServerCredentials | undefined> {
@@ -445,44 +402,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 }
 
-/** The entry of `issuer` (a trailing `/` ignored), if any. */
-function findEntry(
-  credentials: OAuthServerCredentials | undefined,
-  issuer: string,
-): OAuthIssuerCredentials | undefined {
-  const wanted = issuerKey(issuer);
-  return credentials?.issuers.find((entry) => issuerKey(entry.issuer) === wanted);
-}
-
-/** The entry of the latest tokens, else the only entry. */
-function latestEntry(
-  credentials: OAuthServerCredentials | undefined,
-): OAuthIssuerCredentials | undefined {
-  if (credentials === undefined) return undefined;
-  if (credentials.latestIssuer !== undefined) {
-    return findEntry(credentials, credentials.latestIssuer);
-  }
-  return credentials.issuers.length === 1 ? credentials.issuers[0] : undefined;
-}
-
-/** `credentials` with the entry of `issuer` replaced by `change(entry)` (created if missing). */
-function upsertEntry(
-  credentials: OAuthServerCredentials | undefined,
-  issuer: string,
-  change: (entry: OAuthIssuerCredentials) => OAuthIssuerCredentials,
-): OAuthServerCredentials {
-  const issuers = [...(credentials?.issuers ?? [])];
-  const wanted = issuerKey(issuer);
-  const index = issuers.findIndex((entry) => issuerKey(entry.issuer) === wanted);
-  const entry = index === -1 ? { issuer } : (issuers[index] as OAuthIssuerCredentials);
-  const next = change({ ...entry, issuer });
-  if (index === -1) issuers.push(next);
-  else issuers[index] = next;
-  return credentials?.latestIssuer === undefined
-    ? { issuers }
-    : { issuers, latestIssuer: credentials.latestIssuer };
-}
-
 /** Whether `candidate` is the URL `expected` (compared as parsed `href`s). */
 function sameUrl(candidate: unknown, expected: string): boolean {
   if (typeof candidate !== 'string') return false;
@@ -499,10 +418,4 @@ function randomToken(): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
-}
-
-function reportListenerError(error: unknown): void {
-  const report = (globalThis as { reportError?: (error: unknown) => void }).reportError;
-  if (typeof report === 'function') report(error);
-  else console.error('An OAuth account-state listener threw:', error);
 }
