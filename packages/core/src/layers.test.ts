@@ -42,7 +42,7 @@ const sourceRoot = dirname(fileURLToPath(import.meta.url));
 
 /** Test code: tests, type tests, and the support modules and contract suites tests share. */
 function isTestCode(file: string): boolean {
-  return /(\.test(-d)?\.tsx?|-test-support\.tsx?|-contract\.tsx?)$/.test(file);
+  return /(\.test(-d)?\.tsx?|(^|[-/])test-support\.tsx?|-contract\.tsx?)$/.test(file);
 }
 
 function sourceFiles(directory: string): string[] {
@@ -123,6 +123,36 @@ describe('the layers of @switchboard/core', () => {
       );
       expect(logic.map((statement) => statement.getText(source).slice(0, 60))).toEqual([]);
     }
+  });
+});
+
+const reactRoot = resolve(sourceRoot, '../../react/src');
+
+describe('the layers of @switchboard/react', () => {
+  const reactLibraryFiles = sourceFiles(reactRoot).filter((file) => !isTestCode(file));
+
+  it('uses core only through its root entry, never its files or Node-only entries', () => {
+    const violations = reactLibraryFiles.flatMap((file) => {
+      const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+      return info.importedFiles
+        .map((reference) => reference.fileName)
+        .filter(
+          (specifier) =>
+            (specifier.startsWith('@switchboard/core') && specifier !== '@switchboard/core') ||
+            (specifier.startsWith('.') && !resolve(dirname(file), specifier).startsWith(reactRoot)),
+        )
+        .map((specifier) => `${relative(reactRoot, file)} → ${specifier}`);
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('keeps library code from importing test code', () => {
+    const violations = reactLibraryFiles.flatMap((file) =>
+      relativeImports(file)
+        .filter((target) => isTestCode(target.replace(/\.js$/, '.ts')))
+        .map((target) => `${relative(reactRoot, file)} → ${relative(reactRoot, target)}`),
+    );
+    expect(violations).toEqual([]);
   });
 });
 

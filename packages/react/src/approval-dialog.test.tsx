@@ -2,7 +2,7 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApprovalDialog } from './approval-dialog.tsx';
 import type { Interrupt } from './interrupt-types.ts';
-import { setupUser } from './test-user.ts';
+import { setupUser } from './test-user-test-support.ts';
 
 function approval(extra: Partial<Interrupt> = {}): Interrupt {
   return {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthorizationPrompt } from './authorization-prompt.tsx';
 import type { Interrupt } from './interrupt-types.ts';
 import { InterruptView } from './interrupt-view.tsx';
-import { setupUser } from './test-user.ts';
+import { setupUser } from './test-user-test-support.ts';
 
 const interrupt: Interrupt = {
   callId: 'call_reset',

@@ -2,7 +2,7 @@ import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ElicitationForm } from './elicitation-form.tsx';
 import type { Interrupt } from './interrupt-types.ts';
-import { setupUser } from './test-user.ts';
+import { setupUser } from './test-user-test-support.ts';
 
 const fullSchema = {
   type: 'object',

@@ -2,7 +2,7 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Interrupt } from './interrupt-types.ts';
 import { InterruptView } from './interrupt-view.tsx';
-import { setupUser } from './test-user.ts';
+import { setupUser } from './test-user-test-support.ts';
 import { ToolProgressBar } from './tool-progress-bar.tsx';
 
 const base: Interrupt = {

@@ -15,7 +15,7 @@ import { InterruptView } from './interrupt-view.tsx';
 import { ToolProgressBar } from './tool-progress-bar.tsx';
 import { useAgent } from './use-agent.ts';
 
-export { setupUser } from './test-user.ts';
+export { setupUser } from './test-user-test-support.ts';
 
 /** A scripted model server answering `replies` in order, and a model that talks to it. */
 export async function startScriptedModel(

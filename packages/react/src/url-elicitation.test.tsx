@@ -1,7 +1,7 @@
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Interrupt } from './interrupt-types.ts';
-import { setupUser } from './test-user.ts';
+import { setupUser } from './test-user-test-support.ts';
 import { UrlElicitation } from './url-elicitation.tsx';
 
 function urlInterrupt(url: string | undefined, extra: Partial<Interrupt> = {}): Interrupt {

@@ -3,7 +3,7 @@ import { nodeOAuthProvider } from '@switchboard/core/node';
 import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeMcpServer } from './fake-mcp-server.ts';
+import { FakeMcpServer } from './fake-mcp-server-test-support.ts';
 import { useMcpServerStatus } from './use-mcp-server-status.ts';
 
 describe('useMcpServerStatus', () => {

@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeMcpServer } from './fake-mcp-server.ts';
+import { FakeMcpServer } from './fake-mcp-server-test-support.ts';
 import { SwitchboardProvider } from './switchboard-provider.tsx';
 import { useMcpTools } from './use-mcp-tools.ts';
 
