@@ -7,7 +7,7 @@ import type {
   McpTransportKind,
 } from './connection/connection-info.ts';
 import type { SchemaCache } from './schema-cache.ts';
-import type { McpToolDescriptor, ToolNameList } from './tool-catalog.ts';
+import type { Tool } from '../tools/tool-types.ts';
 
 /** Options of `mcpServer` (docs/architecture.md, "The life of an MCP call"). */
 export interface McpServerOptions {
@@ -103,4 +103,16 @@ export interface McpServerSnapshot {
    * `InteractiveOAuthProvider` (never a token). Absent without one.
    */
   account?: OAuthAccountState;
+}
+
+/** Tool names, or `'*'` for every tool of the server. */
+export type ToolNameList = readonly string[] | '*';
+
+/** A tool as the server listed it, offered under a provider-safe name. */
+export interface McpToolDescriptor extends Tool {
+  /** The server's own name for the tool, used in `tools/call`. */
+  originalName: string;
+  server: string;
+  title?: string;
+  outputSchema?: Record<string, unknown>;
 }

@@ -14,13 +14,19 @@ import { McpConnection } from './mcp-connection.ts';
 import type { McpServerOptions, McpServerSnapshot, McpServerStatus } from './mcp-server-types.ts';
 import type { SchemaCacheEntry } from './schema-cache.ts';
 import { answerServerRequests } from './server-requests.ts';
-import { ToolCatalog, type McpToolDescriptor, type ToolCatalogHost } from './tool-catalog.ts';
+import { ToolCatalog, type ToolCatalogHost } from './tool-catalog.ts';
+import type { McpToolDescriptor } from './mcp-server-types.ts';
 import { describeServer, toMcpError } from './to-mcp-error.ts';
 
 export type { McpHeaders, McpTransportKind } from './connection/connection-info.ts';
 export type { McpAuthorizeOutcome } from './mcp-authorization.ts';
-export type { McpServerOptions, McpServerSnapshot, McpServerStatus } from './mcp-server-types.ts';
-export type { McpToolDescriptor, ToolNameList } from './tool-catalog.ts';
+export type {
+  McpServerOptions,
+  McpServerSnapshot,
+  McpServerStatus,
+  McpToolDescriptor,
+  ToolNameList,
+} from './mcp-server-types.ts';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;

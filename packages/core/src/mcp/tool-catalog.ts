@@ -1,30 +1,14 @@
 import type { Client, McpSubscription, Tool as McpTool } from '@modelcontextprotocol/client';
-import type { Tool, ToolContext } from '../tools/tool-types.ts';
+import type { ToolContext } from '../tools/tool-types.ts';
 import type { ToolAnnotations, ToolInterruptResult } from '../vocabulary/interrupts.ts';
 import type { ToolOutput } from '../vocabulary/items.ts';
-import type {
-  McpConnectionInfo,
-  McpConnectionPrior,
-  McpHeaders,
-  McpTransportKind,
-} from './connection/connection-info.ts';
+import type { McpConnectionInfo, McpConnectionPrior } from './connection/connection-info.ts';
 import { listAllTools } from './list-all-tools.ts';
+import type { McpServerOptions, McpToolDescriptor, ToolNameList } from './mcp-server-types.ts';
 import { mapProviderToolNames } from './provider-tool-names.ts';
-import type { SchemaCache, SchemaCacheEntry } from './schema-cache.ts';
+import type { SchemaCacheEntry } from './schema-cache.ts';
 import { schemaCacheKey } from './schema-cache-key.ts';
 import { SharedOperation } from './shared-operation.ts';
-
-/** Tool names, or `'*'` for every tool of the server. */
-export type ToolNameList = readonly string[] | '*';
-
-/** A tool as the server listed it, offered under a provider-safe name. */
-export interface McpToolDescriptor extends Tool {
-  /** The server's own name for the tool, used in `tools/call`. */
-  originalName: string;
-  server: string;
-  title?: string;
-  outputSchema?: Record<string, unknown>;
-}
 
 /** The tool the server listed, as a call needs it: its own name and its output schema. */
 export interface McpToolTarget {
@@ -32,22 +16,24 @@ export interface McpToolTarget {
   outputSchema?: Record<string, unknown>;
 }
 
-/** The options of `McpServerOptions` a catalog reads (see there for their meaning). */
-export interface ToolCatalogOptions {
-  transport?: McpTransportKind;
-  headers?: McpHeaders;
-  toolFilter?: readonly string[] | ((tool: McpTool) => boolean);
-  toolPrefix?: string;
-  deferredTools?: ToolNameList;
-  approvalRequiredTools?: ToolNameList;
-  schemaCache?: SchemaCache;
-  /** In ms. Default 300 000. */
-  cacheTtlMs?: number;
-  disableStandaloneSse?: boolean;
-  /** Each page of `tools/list`, in ms. Default 60 000. */
-  timeoutMs?: number;
-  createTransport?: unknown;
-}
+/**
+ * The options of `McpServerOptions` a catalog reads (see there for their meaning). The key of
+ * the schema cache includes the transport and header options, so they are here too.
+ */
+export type ToolCatalogOptions = Pick<
+  McpServerOptions,
+  | 'transport'
+  | 'headers'
+  | 'toolFilter'
+  | 'toolPrefix'
+  | 'deferredTools'
+  | 'approvalRequiredTools'
+  | 'schemaCache'
+  | 'cacheTtlMs'
+  | 'disableStandaloneSse'
+  | 'timeoutMs'
+  | 'createTransport'
+>;
 
 /** What a {@link ToolCatalog} needs from its server. */
 export interface ToolCatalogHost {

@@ -35,3 +35,15 @@ export const TOOL_ERROR_TEXT = {
     'died) while the call was in flight. It was not run again; check whether it took effect ' +
     'before calling it again.',
 } as const;
+
+/**
+ * The output of a call that ends because the user refused what it needed (signing in, opening
+ * a URL): `reject` → code `declined`, `cancel` → code `cancelled`. `describe` gets that verb.
+ */
+export function refusedByUser(
+  action: 'reject' | 'cancel',
+  describe: (verb: 'declined' | 'cancelled') => string,
+): ToolOutput {
+  const verb = action === 'reject' ? 'declined' : 'cancelled';
+  return toolError(verb, describe(verb));
+}

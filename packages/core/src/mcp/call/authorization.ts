@@ -1,6 +1,6 @@
 import type { SwitchboardError } from '../../errors/switchboard-error.ts';
 import type { ToolContext } from '../../tools/tool-types.ts';
-import { toolError } from '../../tools/tool-errors.ts';
+import { refusedByUser } from '../../tools/tool-errors.ts';
 import type { Resolution, ToolInterruptResult } from '../../vocabulary/interrupts.ts';
 import type { McpCallScope } from './call-scope.ts';
 import { FRESH_CALL, type AuthorizationResumeState, type ResumeOutcome } from './resume-state.ts';
@@ -21,11 +21,10 @@ export function resumeAuthorization(
   scope: McpCallScope,
 ): ResumeOutcome {
   if (resolution.action !== 'approve') {
-    const verb = resolution.action === 'reject' ? 'declined' : 'cancelled';
     return {
-      settled: toolError(
-        verb,
-        `The user ${verb} signing in to ${scope.where}; the call was not made.`,
+      settled: refusedByUser(
+        resolution.action,
+        (verb) => `The user ${verb} signing in to ${scope.where}; the call was not made.`,
       ),
     };
   }

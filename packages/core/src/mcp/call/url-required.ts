@@ -1,6 +1,6 @@
 import type { UrlElicitationRequiredError } from '@modelcontextprotocol/client';
 import type { ToolContext } from '../../tools/tool-types.ts';
-import { toolError } from '../../tools/tool-errors.ts';
+import { refusedByUser, toolError } from '../../tools/tool-errors.ts';
 import type { Resolution, ToolInterruptResult } from '../../vocabulary/interrupts.ts';
 import type { ToolOutput } from '../../vocabulary/items.ts';
 import type { McpCallScope } from './call-scope.ts';
@@ -18,11 +18,11 @@ export function resumeUrlRequired(
   resolution: Resolution,
 ): ResumeOutcome {
   if (resolution.action !== 'approve') {
-    const verb = resolution.action === 'reject' ? 'declined' : 'cancelled';
     return {
-      settled: toolError(
-        verb,
-        `The user ${verb} opening the URL the server asked for; the call was not completed.`,
+      settled: refusedByUser(
+        resolution.action,
+        (verb) =>
+          `The user ${verb} opening the URL the server asked for; the call was not completed.`,
       ),
     };
   }
