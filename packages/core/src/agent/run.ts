@@ -10,7 +10,6 @@ import type {
   Usage,
 } from '../vocabulary/items.ts';
 import type { ModelRequest } from '../model/model.ts';
-import type { Tool } from '../tools/tool-types.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { whenQuiet, type CallTask } from './call-task.ts';
 import type { Chunk } from './chunks.ts';
@@ -26,7 +25,8 @@ import {
 import { DEFAULT_LEASE_MS, RunJournal, unfinishedCallOutput } from './run-journal.ts';
 import type { RunHandle, RunResult } from './run-result.ts';
 import { ToolCalls, runHook } from './tool-calls.ts';
-import { Toolset } from './toolset.ts';
+import { RunToolset } from './run-toolset.ts';
+import type { Toolset } from './toolset.ts';
 
 const DEFAULT_MAX_TURNS = 50;
 
@@ -172,13 +172,26 @@ class Run {
       // Stopped while claiming: end before any approved call starts, so what is stored (each
       // call "stopped before it finished") is what ran: nothing.
       if (this.#signal.aborted) return await this.#end('cancelled');
-      const toolset = new Toolset(await this.#collectTools(), journal.activated);
-      this.#toolCalls.useToolset(toolset);
+      const tools = new RunToolset({
+        agent: this.#setup.agent,
+        runContext: this.#setup.runContext,
+        signal: this.#signal,
+        activated: journal.activated,
+        // A resumed run knew its paused calls' tools: one gone now was removed while it waited.
+        known: (paused?.state?.pending ?? []).flatMap((entry) =>
+          entry.interrupt.server === undefined
+            ? []
+            : [[entry.call.name, entry.interrupt.server] as const],
+        ),
+        onNeedsAuth: (server, message) =>
+          journal.emit({ type: 'server.needs_auth', server, message }),
+      });
+      this.#toolCalls.useToolset(await tools.current());
       // Only now: an approved call looks its tool up in the toolset the moment it starts.
       if (tasks !== undefined) {
         deliverResolutions(tasks, resolutions ?? [], this.#setup.liveCalls);
       }
-      return await this.#loop(toolset, tasks);
+      return await this.#loop(tools, tasks);
     } catch (error) {
       if (this.#signal.aborted && !isSwitchboardError(error, 'run_claimed')) {
         return await this.#end('cancelled');
@@ -215,10 +228,11 @@ class Run {
     });
   }
 
-  async #loop(toolset: Toolset, resumedTasks: CallTask[] | undefined): Promise<RunResult> {
+  async #loop(tools: RunToolset, resumedTasks: CallTask[] | undefined): Promise<RunResult> {
     const journal = this.#journal;
     const maxTurns = this.#setup.agent.maxTurns ?? DEFAULT_MAX_TURNS;
     let tasks = resumedTasks;
+    let toolset = await tools.current();
     for (let turn = 1; ; turn++) {
       if (tasks === undefined) {
         if (turn > maxTurns) {
@@ -231,6 +245,10 @@ class Run {
             ),
           );
         }
+        // A turn boundary: the servers' current lists (a tool added or removed since the last
+        // model call, after `list_changed`); the same toolset when nothing changed.
+        toolset = await tools.current();
+        this.#toolCalls.useToolset(toolset);
         const calls = await this.#callModel(turn, toolset);
         if (calls.length === 0) return await this.#end('completed');
         journal.append(calls);
@@ -369,31 +387,6 @@ class Run {
       }),
     );
     return calls;
-  }
-
-  async #collectTools(): Promise<Tool[]> {
-    const agent = this.#setup.agent;
-    const lists = await Promise.all(
-      (agent.mcpServers ?? []).map(async (server) => {
-        try {
-          return await server.listTools({
-            signal: this.#signal,
-            runContext: this.#setup.runContext,
-          });
-        } catch (error) {
-          // A server waiting for the user to sign in does not fail the run: it goes on without
-          // that server's tools, and the UI offers "Connect" (the chunk, and the server status).
-          if (!isSwitchboardError(error, 'needs_auth')) throw error;
-          this.#journal.emit({
-            type: 'server.needs_auth',
-            server: server.name,
-            message: error.message,
-          });
-          return [];
-        }
-      }),
-    );
-    return [...(agent.tools ?? []), ...lists.flat()];
   }
 }
 

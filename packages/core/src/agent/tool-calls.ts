@@ -9,7 +9,7 @@ import { executeToolCall } from './execute-tool-call.ts';
 import type { HookScope } from './hooks.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { RunJournal } from './run-journal.ts';
-import type { Toolset } from './toolset.ts';
+import { removedToolOutput, type Toolset } from './toolset.ts';
 
 /** What {@link ToolCalls} needs from its run. */
 export interface ToolCallsSetup {
@@ -42,7 +42,10 @@ export class ToolCalls {
     return this.#hookFailure;
   }
 
-  /** The run's tools, known once listed (a resumed run builds its tasks before). */
+  /**
+   * The run's tools, known once listed (a resumed run builds its tasks before), and again at
+   * each turn boundary (`RunToolset`): a call looks its tool up when it starts.
+   */
   useToolset(toolset: Toolset): void {
     this.#toolset = toolset;
   }
@@ -73,11 +76,12 @@ export class ToolCalls {
   /** Emits `tool.call` and starts the call, or holds it for approval. */
   async start(call: FunctionCallItem): Promise<CallTask> {
     const tool = this.#toolset?.get(call.name);
+    const server = tool?.server ?? this.#toolset?.removedBy(call.name);
     this.#setup.journal.emit({
       type: 'tool.call',
       callId: call.callId,
       toolName: call.name,
-      ...(tool?.server === undefined ? {} : { server: tool.server }),
+      ...(server === undefined ? {} : { server }),
       arguments: parseArguments(call.arguments),
     });
     const task = this.newTask(call);
@@ -165,6 +169,10 @@ export class ToolCalls {
           interrupt: approvalInterrupt(call, tool, decision.message),
         } as const;
       }
+    }
+    const removedBy = tool === undefined ? this.#toolset?.removedBy(call.name) : undefined;
+    if (removedBy !== undefined) {
+      return await this.#settleOutput(call, tool, removedToolOutput(call.name, removedBy));
     }
     const result = await executeToolCall(call, tool, {
       // The call's own signal: aborted by whichever run owns the call when it is stopped.

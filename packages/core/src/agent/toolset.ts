@@ -2,8 +2,10 @@ import { z } from 'zod/v4';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ModelToolDefinition } from '../model/model.ts';
 import { tool } from '../tools/tool.ts';
+import { toolError } from '../tools/tool-errors.ts';
 import { ToolSearchIndex, tokenize } from '../tools/tool-search-index.ts';
 import type { Tool } from '../tools/tool-types.ts';
+import type { ToolOutput } from '../vocabulary/items.ts';
 
 /** The name of the meta-tool that finds deferred tools. */
 export const TOOL_SEARCH_NAME = 'tool_search';
@@ -29,9 +31,19 @@ export class Toolset {
   readonly activated: Set<string>;
   readonly #tools = new Map<string, Tool>();
   readonly #deferred: Tool[];
+  /** Tools an MCP server removed during the run: name → server. */
+  readonly #removed: ReadonlyMap<string, string>;
   #keywords: string[] | undefined;
 
-  constructor(tools: readonly Tool[], activated: Iterable<string>) {
+  /**
+   * @param removed Tools an MCP server listed earlier in this run and no longer lists, by name,
+   *   with that server's name (see `RunToolset`): a call of one gets {@link removedToolOutput}.
+   */
+  constructor(
+    tools: readonly Tool[],
+    activated: Iterable<string>,
+    removed: ReadonlyMap<string, string> = new Map(),
+  ) {
     for (const candidate of tools) {
       const other = this.#tools.get(candidate.name);
       if (other !== undefined) {
@@ -44,6 +56,7 @@ export class Toolset {
       this.#tools.set(candidate.name, candidate);
     }
     this.#deferred = tools.filter((candidate) => candidate.deferred === true);
+    this.#removed = removed;
     this.activated = new Set([...activated].filter((name) => this.#tools.has(name)));
     if (this.#deferred.length > 0 && !this.#tools.has(TOOL_SEARCH_NAME)) {
       this.#tools.set(TOOL_SEARCH_NAME, this.#searchTool());
@@ -53,6 +66,11 @@ export class Toolset {
   /** Any tool by its provider-facing name, deferred or not. */
   get(name: string): Tool | undefined {
     return this.#tools.get(name);
+  }
+
+  /** The server that removed the tool `name` during this run; undefined unless it did. */
+  removedBy(name: string): string | undefined {
+    return this.#tools.has(name) ? undefined : this.#removed.get(name);
   }
 
   /** What the model is offered now: non-deferred tools, activated ones and `tool_search`. */
@@ -124,6 +142,19 @@ export class Toolset {
       .filter((name) => name !== '');
     return names.filter((name) => this.#deferred.some((candidate) => candidate.name === name));
   }
+}
+
+/**
+ * The output of a call of a tool its MCP server removed during the run (its `tools/list` changed
+ * after the model was offered it): `tool_not_found`, naming the removal, so the model stops
+ * calling it rather than retrying a typo.
+ */
+export function removedToolOutput(name: string, server: string): ToolOutput {
+  return toolError(
+    'tool_not_found',
+    `The tool "${name}" is no longer available: MCP server "${server}" removed it during this ` +
+      'run (its tool list changed). Do not call it again.',
+  );
 }
 
 function describeSource(candidate: Tool): string {
