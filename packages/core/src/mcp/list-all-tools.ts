@@ -1,49 +1,66 @@
-import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
+import type { Client, ListToolsResult, Tool as McpTool } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 
-/** Most pages one listing follows before it gives up (20 per page → 2 000 tools). */
+/** Most pages one listing fetches before it gives up (20 per page → 2 000 tools). */
 export const MAX_TOOL_PAGES = 100;
 
-/** A full listing: every page's tools, and the server's cache hint if it sent one. */
+/** How much of a server's cursor an error message quotes. */
+const CURSOR_EXCERPT = 40;
+
+/** A full listing: every page's tools, and the server's cache hints if it sent them. */
 export interface ToolListing {
   tools: McpTool[];
   /** Server-sent `ttlMs` of the first page (2026-07-28 caching), in ms. */
   ttlMs?: number;
+  /** Server-sent `cacheScope` of the first page (2026-07-28 caching). */
+  cacheScope?: 'public' | 'private';
 }
 
 /**
- * Lists every tool, following `nextCursor` page by page (spec: Pagination). A cursor seen twice
- * or more than {@link MAX_TOOL_PAGES} pages stop with an `invalid_response` error instead of
- * looping forever. Each page's request is bounded by `timeoutMs` (the SDK's request timeout,
- * which fails it with a `RequestTimeout` error, classified as `timeout`).
+ * The SDK's SEP-2243 filter (2026-07-28 Streamable HTTP, "Schema Extension": a client MUST
+ * exclude a tool whose `x-mcp-header` declarations are invalid). The SDK runs it on every page
+ * its public `listTools` returns, but keeps it private; see {@link fetchPage} for why we fetch
+ * pages without `listTools`.
+ */
+interface ExcludesInvalidHeaderTools {
+  _excludeInvalidXMcpHeaderTools?: (result: ListToolsResult) => void;
+}
+
+/**
+ * Lists every tool, one `tools/list` request per page (spec: Pagination), so the request count
+ * equals the pages fetched. A cursor the server already sent stops the listing at once, and so
+ * does a listing longer than {@link MAX_TOOL_PAGES} pages: both as `invalid_response`, naming
+ * the cursor (at most its first 40 characters). Each page's request is bounded by `timeoutMs`
+ * (the SDK's request timeout, which fails it with a `RequestTimeout` error, classified as
+ * `timeout`). A server that does not declare the `tools` capability has no tools (no request),
+ * as in the SDK's `listTools`.
+ *
+ * @param scrub Takes the secrets this client sent out of server text (the quoted cursor).
+ * @throws `SwitchboardError` `invalid_response` on a repeated cursor or too many pages; else what
+ *   the request throws, unclassified.
  */
 export async function listAllTools(
   client: Client,
   where: string,
   signal: AbortSignal | undefined,
   timeoutMs?: number,
+  scrub: (text: string) => string = (text) => text,
 ): Promise<ToolListing> {
+  if (client.getServerCapabilities()?.tools === undefined) return { tools: [] };
   const tools: McpTool[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
-  let ttlMs: number | undefined;
+  let listing: ToolListing | undefined;
   for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
-      ...(signal === undefined ? {} : { signal }),
-      ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
-      cacheMode: 'bypass',
-    });
+    const result = await fetchPage(client, cursor, signal, timeoutMs);
     tools.push(...result.tools);
-    const hint = (result as { ttlMs?: unknown }).ttlMs;
-    if (page === 0 && typeof hint === 'number' && hint >= 0) ttlMs = hint;
+    listing ??= cacheHints(result);
     const next = result.nextCursor;
-    if (next === undefined || next === null || next === '') {
-      return ttlMs === undefined ? { tools } : { tools, ttlMs };
-    }
+    if (next === undefined || next === null || next === '') return { ...listing, tools };
     if (seen.has(next)) {
       throw new SwitchboardError(
         'invalid_response',
-        `${where} repeated the tools/list cursor "${next.slice(0, 40)}"; stopped to avoid a loop.`,
+        `${where} repeated the tools/list cursor "${excerpt(scrub(next))}" after ${page + 1} pages; stopped to avoid a loop.`,
       );
     }
     seen.add(next);
@@ -51,6 +68,42 @@ export async function listAllTools(
   }
   throw new SwitchboardError(
     'invalid_response',
-    `${where} sent more than ${MAX_TOOL_PAGES} pages of tools; stopped to avoid a loop.`,
+    `${where} sent more than ${MAX_TOOL_PAGES} pages of tools (next cursor "${excerpt(scrub(cursor ?? ''))}"); stopped to avoid a loop.`,
   );
+}
+
+/**
+ * One page, one request. Not `client.listTools()`: called without a cursor it walks every page
+ * itself (up to its `listMaxPages`, 64, before an `SdkError`), so our guard would never see a
+ * repeated cursor; only the cursor-less first page needs this, but every page goes the same way.
+ * The SDK's response cache is not read or written (as with `cacheMode: 'bypass'`): our schema
+ * cache is the one that holds listings.
+ */
+async function fetchPage(
+  client: Client,
+  cursor: string | undefined,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): Promise<ListToolsResult> {
+  const result = await client.request(
+    { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+    {
+      ...(signal === undefined ? {} : { signal }),
+      ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+    },
+  );
+  (client as unknown as ExcludesInvalidHeaderTools)._excludeInvalidXMcpHeaderTools?.(result);
+  return result;
+}
+
+function cacheHints(result: ListToolsResult): ToolListing {
+  const hints: ToolListing = { tools: [] };
+  const { ttlMs, cacheScope } = result as { ttlMs?: unknown; cacheScope?: unknown };
+  if (typeof ttlMs === 'number' && ttlMs >= 0) hints.ttlMs = ttlMs;
+  if (cacheScope === 'public' || cacheScope === 'private') hints.cacheScope = cacheScope;
+  return hints;
+}
+
+function excerpt(cursor: string): string {
+  return cursor.length > CURSOR_EXCERPT ? `${cursor.slice(0, CURSOR_EXCERPT)}…` : cursor;
 }

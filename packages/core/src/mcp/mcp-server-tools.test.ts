@@ -1,8 +1,5 @@
-import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
-import { listAllTools, MAX_TOOL_PAGES } from './list-all-tools.ts';
 import { mcpServer, type McpServer, type McpServerOptions } from './mcp-server.ts';
 import { MemorySchemaCache } from './memory-schema-cache.ts';
 
@@ -185,30 +182,5 @@ describe('McpServer results', () => {
     const thrown = await demoServer.callTool('throw_error', { message: 'boom' });
     expect(thrown).toMatchObject({ isError: true, error: { code: -32603 } });
     expect(thrown.text).toContain('boom');
-  });
-});
-
-describe('listAllTools paging guard', () => {
-  const where = 'MCP server "fake"';
-  it('stops on a repeated cursor', async () => {
-    const client = {
-      listTools: async (params: { cursor?: string }) => ({
-        tools: [{ name: `t${params.cursor ?? 0}`, inputSchema: { type: 'object' } }],
-        nextCursor: params.cursor === undefined ? 'a' : 'a',
-      }),
-    } as unknown as Client;
-    const error = await listAllTools(client, where, undefined).catch((caught: unknown) => caught);
-    expect(isSwitchboardError(error, 'invalid_response')).toBe(true);
-    expect((error as Error).message).toContain('repeated');
-  });
-
-  it('stops after the page cap', async () => {
-    let page = 0;
-    const client = {
-      listTools: async () => ({ tools: [], nextCursor: `c${page++}` }),
-    } as unknown as Client;
-    const error = await listAllTools(client, where, undefined).catch((caught: unknown) => caught);
-    expect(isSwitchboardError(error, 'invalid_response')).toBe(true);
-    expect(page).toBe(MAX_TOOL_PAGES);
   });
 });

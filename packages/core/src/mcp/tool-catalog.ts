@@ -178,7 +178,8 @@ export class ToolCatalog {
     const timeoutMs = this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const listing = await this.#host.use(
       runContext,
-      (client) => listAllTools(client, this.#host.where, signal, timeoutMs),
+      (client) =>
+        listAllTools(client, this.#host.where, signal, timeoutMs, (text) => this.#host.scrub(text)),
       signal,
     );
     const listed = this.#applyFilter(listing.tools);
