@@ -229,7 +229,7 @@ describe('elicitation schemas beyond the restricted subset', () => {
       expect(paused.interrupts[0]).toMatchObject({ mode: 'form', message: 'Tell us' });
       expect(paused.interrupts[0]?.requestedSchema).toEqual(richSchema);
 
-      // The answer is checked against the schema as sent: a bad email and an unknown color.
+      // The answer is checked against the schema as sent: a color outside the `$ref` enum.
       const refused = await agent
         .execute({
           threadId: 't',
@@ -238,7 +238,8 @@ describe('elicitation schemas beyond the restricted subset', () => {
           ],
         })
         .result();
-      expect(refused.status).not.toBe('completed');
+      expect(refused.status).toBe('paused');
+      expect(refused.error?.code).toBe('invalid_resolution');
       expect(server.received).toEqual([]);
 
       const done = await agent
