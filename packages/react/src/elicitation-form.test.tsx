@@ -206,20 +206,17 @@ describe('ElicitationForm', () => {
     expect(onResolve).toHaveBeenCalledWith('approve', { age: 41, colour: 'blue' });
   });
 
-  it('explains a form it cannot show instead of showing JSON, and still offers Decline and Cancel', async () => {
+  it('explains a schema that is not an object instead of showing JSON, and still offers Decline and Cancel', async () => {
     const user = setupUser();
     const onResolve = vi.fn();
     const { container } = render(
       <ElicitationForm
-        interrupt={formInterrupt({
-          type: 'object',
-          properties: { address: { type: 'object', properties: { city: { type: 'string' } } } },
-        })}
+        interrupt={formInterrupt({ type: 'string', enum: ['a', 'b'] })}
         onResolve={onResolve}
       />,
     );
     expect(screen.getByRole('alert').textContent).toMatch(
-      /^This form cannot be shown: field "address" is a nested object/,
+      /^This form cannot be shown: the schema asks for a value of type "string"/,
     );
     expect(container.querySelector('pre, form, textarea, input')).toBeNull();
     expect(screen.queryByRole('button', { name: 'Accept' })).toBeNull();
@@ -229,6 +226,114 @@ describe('ElicitationForm', () => {
     expect(buttons).toEqual(['Decline', 'Cancel']);
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(onResolve).toHaveBeenCalledWith('cancel');
+  });
+
+  it('shows a field no widget can as a JSON text field: invalid JSON keeps Accept disabled, valid JSON is sent parsed', async () => {
+    const user = setupUser();
+    const onResolve = vi.fn();
+    render(
+      <ElicitationForm
+        interrupt={formInterrupt({
+          type: 'object',
+          properties: {
+            name: { type: 'string', title: 'Name' },
+            address: {
+              type: 'object',
+              title: 'Address',
+              properties: { city: { type: 'string' } },
+            },
+            scores: {
+              type: 'object',
+              title: 'Scores',
+              additionalProperties: { type: 'number' },
+              default: { taste: 5 },
+            },
+          },
+          required: ['name', 'address'],
+        })}
+        onResolve={onResolve}
+      />,
+    );
+    expect(screen.queryByRole('alert')).toBeNull();
+    const address = screen.getByLabelText(/Address/);
+    expect(address.tagName).toBe('TEXTAREA');
+    expect(screen.getAllByText(/Enter as JSON/)).toHaveLength(2);
+    expect((screen.getByLabelText(/Scores/) as HTMLTextAreaElement).value).toBe(
+      JSON.stringify({ taste: 5 }, null, 2),
+    );
+    await user.type(screen.getByLabelText(/Name/), 'Ada');
+    await fill(user, address, '{"city": ');
+    expect(accept()).toHaveProperty('disabled', true);
+    await fill(user, address, '{"city": "Paris"}');
+    expect(accept()).toHaveProperty('disabled', false);
+    await user.click(accept());
+    expect(onResolve).toHaveBeenCalledWith('approve', {
+      name: 'Ada',
+      address: { city: 'Paris' },
+      scores: { taste: 5 },
+    });
+  });
+
+  it('renders what servers in the wild send: nullable enum, titled single and multi-selects, formats, defaults, $ref', async () => {
+    const user = setupUser();
+    const onResolve = vi.fn();
+    render(
+      <ElicitationForm
+        interrupt={formInterrupt({
+          type: 'object',
+          $defs: { color: { type: 'string', enum: ['red', 'green', 'blue'] } },
+          properties: {
+            size: {
+              title: 'Size',
+              anyOf: [{ type: 'string', enum: ['S', 'M', 'L'] }, { type: 'null' }],
+            },
+            note: { type: ['string', 'null'], title: 'Note' },
+            plan: {
+              title: 'Plan',
+              oneOf: [
+                { const: 'free', title: 'Free' },
+                { const: 'pro', title: 'Pro' },
+              ],
+              default: 'free',
+            },
+            extras: {
+              type: 'array',
+              title: 'Extras',
+              items: {
+                anyOf: [
+                  { const: 'wifi', title: 'Wi-Fi' },
+                  { const: 'parking', title: 'Parking' },
+                ],
+              },
+              uniqueItems: true,
+            },
+            email: { type: 'string', title: 'Email', format: 'email' },
+            color: { $ref: '#/$defs/color', title: 'Color' },
+          },
+          required: ['email', 'color'],
+        })}
+        onResolve={onResolve}
+      />,
+    );
+    const size = screen.getByLabelText(/Size/) as HTMLSelectElement;
+    expect([...size.options].map((option) => option.value).filter(Boolean)).toHaveLength(3);
+    const plan = screen.getByLabelText(/Plan/) as HTMLSelectElement;
+    expect(plan.selectedOptions[0]?.text).toBe('Free');
+    expect((screen.getByLabelText(/Email/) as HTMLInputElement).type).toBe('email');
+    await user.selectOptions(size, 'M');
+    await user.selectOptions(plan, 'Pro');
+    await user.click(screen.getByLabelText('Wi-Fi'));
+    await user.click(screen.getByLabelText('Parking'));
+    await fill(user, screen.getByLabelText(/Email/), 'ada@example.com');
+    await user.selectOptions(screen.getByLabelText(/Color/), 'green');
+    await user.click(accept());
+    expect(onResolve).toHaveBeenCalledWith('approve', {
+      size: 'M',
+      plan: 'pro',
+      extras: ['wifi', 'parking'],
+      email: 'ada@example.com',
+      color: 'green',
+    });
   });
 
   it('says when the server asked again after a reload', () => {

@@ -1,6 +1,7 @@
 import Form from '@rjsf/core';
 import {
   getDefaultFormState,
+  type CustomValidator,
   type RJSFSchema,
   type UiSchema,
   type UnsupportedFieldProps,
@@ -37,7 +38,8 @@ export interface ElicitationFormProps {
  *
  * The schema is first normalised ({@link normalizeElicitationSchema}): every MCP field kind
  * renders (text with formats, numbers, checkboxes, selects with titles, multi-selects as
- * checkboxes), and a schema a flat form cannot show gets a clear message instead of a form.
+ * checkboxes); a field no widget shows (a nested object, a free list, …) is a JSON text field,
+ * parsed before sending; only a schema that is not an object gets a message instead of a form.
  */
 export function ElicitationForm({
   interrupt,
@@ -65,6 +67,7 @@ export function ElicitationForm({
           key={interrupt.callId}
           schema={normalized.schema}
           uiSchema={normalized.uiSchema}
+          jsonFields={normalized.jsonFields}
           pending={pending}
           answer={answer}
         />
@@ -83,20 +86,29 @@ export function ElicitationForm({
 interface GeneratedFormProps {
   schema: RJSFSchema;
   uiSchema: UiSchema;
+  /** Fields entered as JSON text (see {@link normalizeElicitationSchema}). */
+  jsonFields: Record<string, string>;
   pending: boolean;
   answer(action: ResolutionAction, content?: Record<string, unknown>): void;
 }
 
 const templates = { UnsupportedFieldTemplate: UnsupportedField };
 
-function GeneratedForm({ schema, uiSchema, pending, answer }: GeneratedFormProps): ReactNode {
+function GeneratedForm({
+  schema,
+  uiSchema,
+  jsonFields,
+  pending,
+  answer,
+}: GeneratedFormProps): ReactNode {
   const idPrefix = `sb${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
   const [formData, setFormData] = useState<Record<string, unknown>>(
     () => (getDefaultFormState(validator, schema, undefined) ?? {}) as Record<string, unknown>,
   );
+  const customValidate = useMemo(() => jsonValidator(jsonFields), [jsonFields]);
   const valid = useMemo(
-    () => validator.validateFormData(formData, schema).errors.length === 0,
-    [formData, schema],
+    () => validator.validateFormData(formData, schema, customValidate).errors.length === 0,
+    [formData, schema, customValidate],
   );
   return (
     <Form
@@ -104,6 +116,7 @@ function GeneratedForm({ schema, uiSchema, pending, answer }: GeneratedFormProps
       schema={schema}
       uiSchema={uiSchema}
       validator={validator}
+      customValidate={customValidate}
       templates={templates}
       formData={formData}
       idPrefix={idPrefix}
@@ -113,7 +126,7 @@ function GeneratedForm({ schema, uiSchema, pending, answer }: GeneratedFormProps
       disabled={pending}
       onChange={(event) => setFormData((event.formData ?? {}) as Record<string, unknown>)}
       onSubmit={(event) => {
-        const content = toContent((event.formData ?? {}) as Record<string, unknown>);
+        const content = toContent((event.formData ?? {}) as Record<string, unknown>, jsonFields);
         answer('approve', content);
       }}
     >
@@ -156,9 +169,42 @@ function UnsupportedField({ reason }: UnsupportedFieldProps): ReactNode {
   );
 }
 
-/** The answers to send: fields left empty are omitted. */
-function toContent(formData: Record<string, unknown>): Record<string, unknown> {
+/** Marks each JSON field whose text is not JSON. */
+function jsonValidator(jsonFields: Record<string, string>): CustomValidator {
+  return (formData, errors) => {
+    for (const name of Object.keys(jsonFields)) {
+      const text = (formData as Record<string, unknown> | undefined)?.[name];
+      if (typeof text !== 'string' || text.trim() === '') continue;
+      try {
+        JSON.parse(text);
+      } catch {
+        (errors as Record<string, { addError(message: string): void } | undefined>)[name]?.addError(
+          'Enter valid JSON.',
+        );
+      }
+    }
+    return errors;
+  };
+}
+
+/** The answers to send: fields left empty are omitted, JSON fields are parsed. */
+function toContent(
+  formData: Record<string, unknown>,
+  jsonFields: Record<string, string>,
+): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(formData).filter(([, value]) => value !== undefined && value !== null),
+    Object.entries(formData)
+      .filter(([, value]) => value !== undefined && value !== null)
+      .map(([name, value]) =>
+        name in jsonFields && typeof value === 'string' ? [name, parseJson(value)] : [name, value],
+      ),
   );
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }

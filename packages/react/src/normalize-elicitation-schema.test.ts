@@ -257,6 +257,11 @@ describe('normalizeElicitationSchema', () => {
   it.each([
     [{ type: 'string' }, /not a set of fields/],
     ['nope', /no valid schema/],
+  ])('refuses a schema that is not an object (%#)', (schema, expected) => {
+    expect(reason(schema)).toMatch(expected);
+  });
+
+  it.each([
     [
       object({ address: { type: 'object', properties: { city: { type: 'string' } } } }),
       /field "address" is a nested object/,
@@ -282,8 +287,119 @@ describe('normalizeElicitationSchema', () => {
     [object({ x: { anyOf: [{ type: 'string' }, { type: 'number' }] } }), /different shapes/],
     [object({ x: { allOf: [{ type: 'string' }, { minLength: 1 }] } }), /allOf/],
     [object({ x: { enum: [{ a: 1 }] } }), /not text or a number/],
-  ])('refuses what a flat form cannot show (%#)', (schema, expected) => {
-    expect(reason(schema)).toMatch(expected);
+  ])('shows a field no widget can as a JSON text field, saying why (%#)', (schema, expected) => {
+    const result = normalized(schema);
+    const [name, why] = Object.entries(result.jsonFields)[0] ?? [];
+    expect(why).toMatch(expected);
+    expect(result.schema.properties?.[name ?? '']).toMatchObject({ type: 'string' });
+    expect(result.uiSchema[name ?? '']).toMatchObject({ 'ui:widget': 'textarea' });
+  });
+
+  it('keeps the other fields as they are next to a JSON field, which gets its default as JSON', () => {
+    const result = normalized(
+      object({
+        name: { type: 'string', title: 'Name' },
+        scores: {
+          type: 'object',
+          title: 'Scores',
+          additionalProperties: { type: 'number' },
+          default: { taste: 5 },
+        },
+      }),
+    );
+    expect(result.schema.properties).toEqual({
+      name: { type: 'string', title: 'Name' },
+      scores: { type: 'string', title: 'Scores', default: JSON.stringify({ taste: 5 }, null, 2) },
+    });
+    expect(Object.keys(result.jsonFields)).toEqual(['scores']);
+    expect(result.uiSchema.scores?.['ui:help']).toMatch(
+      /^Enter as JSON \(field "scores" is a nested object/,
+    );
+  });
+
+  it('renders what servers in the wild send: nullable enums, titled selects, formats, defaults, $ref', () => {
+    const result = normalized({
+      type: 'object',
+      $defs: { color: { type: 'string', enum: ['red', 'green'] } },
+      properties: {
+        size: { title: 'Size', anyOf: [{ type: 'string', enum: ['S', 'M'] }, { type: 'null' }] },
+        tier: { type: ['string', 'null'], enum: ['a', 'b', null], default: 'b' },
+        note: { type: ['string', 'null'], default: null },
+        plan: {
+          oneOf: [
+            { const: 'free', title: 'Free' },
+            { const: 'pro', title: 'Pro' },
+          ],
+          default: 'free',
+        },
+        extras: {
+          type: 'array',
+          items: {
+            anyOf: [
+              { const: 'wifi', title: 'Wi-Fi' },
+              { const: 'parking', title: 'Parking' },
+            ],
+          },
+          default: ['wifi'],
+        },
+        email: { type: 'string', format: 'email' },
+        when: { type: 'string', format: 'date-time' },
+        site: { type: 'string', format: 'uri', default: 'https://example.com' },
+        color: { $ref: '#/$defs/color', default: 'green' },
+      },
+      required: ['email'],
+    });
+    expect(result.jsonFields).toEqual({});
+    expect(result.schema.properties).toEqual({
+      size: {
+        title: 'Size',
+        type: 'string',
+        oneOf: [
+          { const: 'S', title: 'S' },
+          { const: 'M', title: 'M' },
+        ],
+      },
+      tier: {
+        type: 'string',
+        oneOf: [
+          { const: 'a', title: 'a' },
+          { const: 'b', title: 'b' },
+        ],
+        default: 'b',
+      },
+      note: { type: 'string' },
+      plan: {
+        type: 'string',
+        oneOf: [
+          { const: 'free', title: 'Free' },
+          { const: 'pro', title: 'Pro' },
+        ],
+        default: 'free',
+      },
+      extras: {
+        type: 'array',
+        uniqueItems: true,
+        items: {
+          type: 'string',
+          oneOf: [
+            { const: 'wifi', title: 'Wi-Fi' },
+            { const: 'parking', title: 'Parking' },
+          ],
+        },
+        default: ['wifi'],
+      },
+      email: { type: 'string', format: 'email' },
+      when: { type: 'string', format: 'date-time' },
+      site: { type: 'string', format: 'uri', default: 'https://example.com' },
+      color: {
+        type: 'string',
+        oneOf: [
+          { const: 'red', title: 'red' },
+          { const: 'green', title: 'green' },
+        ],
+        default: 'green',
+      },
+    });
   });
 
   it('produces schemas the ajv8 validator accepts, and validates answers against them', () => {

@@ -17,6 +17,12 @@ export type NormalizedElicitationSchema =
       schema: RJSFSchema;
       /** Widgets for the fields (checkboxes for multi-selects, placeholders for selects). */
       uiSchema: UiSchema;
+      /**
+       * Fields the form cannot show as such (nested objects, free lists, alternatives of
+       * different shapes, …), by name, with why: each is a JSON text field in `schema` (a
+       * string), whose text is parsed before the answer is sent.
+       */
+      jsonFields: Record<string, string>;
     }
   | {
       ok: false;
@@ -60,9 +66,10 @@ class UnsupportedSchema extends Error {}
  * (dropped). Required booleans without a default start unchecked as `false`, so an untouched
  * checkbox means "no". Defaults of the wrong type or outside the choices are dropped.
  *
- * Refuses (with a reason) what a flat form cannot express: a root that is not an object, nested
- * objects, lists of free values, alternatives of different shapes, several types, remote or
- * dangling `$ref`, reference cycles.
+ * A field a flat form cannot express (a nested object, a list of free values, alternatives of
+ * different shapes, several types, a remote or dangling `$ref`, a reference cycle, `allOf`) is
+ * never a reason to refuse the form: it becomes a JSON text field (listed in `jsonFields` with
+ * why). Refused (with a reason) only a root that is not an object.
  *
  * @param requested The server's `requestedSchema`; `undefined` is an empty form (accept only).
  */
@@ -77,7 +84,7 @@ export function normalizeElicitationSchema(requested: unknown): NormalizedElicit
 
 function normalizeRoot(requested: unknown): NormalizedElicitationSchema {
   if (requested === undefined) {
-    return { ok: true, schema: { type: 'object', properties: {} }, uiSchema: {} };
+    return { ok: true, schema: { type: 'object', properties: {} }, uiSchema: {}, jsonFields: {} };
   }
   if (!isNode(requested)) throw new UnsupportedSchema('the server sent no valid schema.');
   const root = simplify(requested, requested, 'the schema');
@@ -97,15 +104,43 @@ function normalizeRoot(requested: unknown): NormalizedElicitationSchema {
   );
   const properties: Record<string, RJSFSchema> = {};
   const uiSchema: UiSchema = {};
+  const jsonFields: Record<string, string> = {};
   for (const [name, raw] of Object.entries(root.properties ?? {})) {
-    const field = normalizeField(name, raw, requested, required.has(name));
+    let field: { schema: RJSFSchema; ui?: UiSchema };
+    try {
+      field = normalizeField(name, raw, requested, required.has(name));
+    } catch (error) {
+      if (!(error instanceof UnsupportedSchema)) throw error;
+      jsonFields[name] = error.message;
+      field = jsonField(raw, error.message);
+    }
     properties[name] = field.schema;
     if (field.ui !== undefined) uiSchema[name] = field.ui;
   }
   const schema: RJSFSchema = { type: 'object', properties };
   const kept = [...required].filter((name) => name in properties);
   if (kept.length > 0) schema.required = kept;
-  return { ok: true, schema, uiSchema };
+  return { ok: true, schema, uiSchema, jsonFields };
+}
+
+/**
+ * The fallback for a field no widget shows: a text area for its value as JSON (pre-filled with
+ * the default, if any), with the field's title and description and a hint saying why.
+ */
+function jsonField(raw: unknown, reason: string): { schema: RJSFSchema; ui: UiSchema } {
+  const node = isNode(raw) ? raw : {};
+  const schema: RJSFSchema = { ...describing(node), type: 'string' };
+  if (node.default !== undefined) {
+    try {
+      schema.default = JSON.stringify(node.default, null, 2);
+    } catch {
+      // A default JSON cannot hold (none can arrive over the wire): no pre-fill.
+    }
+  }
+  return {
+    schema,
+    ui: { 'ui:widget': 'textarea', 'ui:help': `Enter as JSON (${reason.replace(/\.$/, '')}).` },
+  };
 }
 
 function normalizeField(

@@ -148,7 +148,8 @@ export interface SwitchboardErrorDetails {
  *   `unanswered` (the user moved on from a paused call);
  * - the run's end: `failed` (the run failed before the call finished);
  * - tool-side failures: `hook_failed`, `invalid_structured_content`, `input_rounds_exceeded`,
- *   `unsupported_input_request`, and every {@link SwitchboardErrorCode} a tool call can end
+ *   `unsupported_input_request`, `invalid_input_request` (an MRTR elicitation request whose
+ *   `requestedSchema` is not an object schema, …), and every {@link SwitchboardErrorCode} a tool call can end
  *   with (`tool_not_found`, `invalid_tool_arguments`, `tool_execution_failed`, `timeout`,
  *   `outcome_unknown`, `needs_auth`, `mcp_error`, …);
  * - a `number`: the JSON-RPC error code an MCP server answered with.
@@ -164,5 +165,6 @@ export type ToolErrorCode =
   | 'invalid_structured_content'
   | 'input_rounds_exceeded'
   | 'unsupported_input_request'
+  | 'invalid_input_request'
   | SwitchboardErrorCode
   | number;

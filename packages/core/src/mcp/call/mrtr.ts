@@ -28,6 +28,9 @@ export function resumeMrtr(
   )?.params?.requestedSchema;
   const answers = { ...state.answers, [state.key]: toElicitResult(resolution, asked) };
   const next = nextElicitation(state.inputRequests, answers);
+  if (next !== undefined && 'invalid' in next) {
+    return { settled: invalidInputRequest(scope, next.key, next.invalid) };
+  }
   if (next !== undefined) {
     return {
       settled: context.interrupt(scrubRequest(scope, next.request), {
@@ -65,6 +68,7 @@ export function interruptForMrtr(
       `${scope.where} asked for input this client cannot give (only elicitation is supported).`,
     );
   }
+  if ('invalid' in next) return invalidInputRequest(scope, next.key, next.invalid);
   return context.interrupt(scrubRequest(scope, next.request), {
     kind: 'mrtr',
     ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
@@ -72,4 +76,17 @@ export function interruptForMrtr(
     answers: {},
     key: next.key,
   } satisfies MrtrResumeState);
+}
+
+/**
+ * The error output for an input request that cannot be asked (see `parseElicitation`): MRTR has
+ * no JSON-RPC request to answer with an error, so the call ends with the reason instead.
+ */
+function invalidInputRequest(scope: McpCallScope, key: string, reason: string): ToolOutput {
+  return toolError(
+    'invalid_input_request',
+    scope.connection.scrubber.scrub(
+      `${scope.where} sent an elicitation request ("${key}") that cannot be asked: ${reason}.`,
+    ),
+  );
 }

@@ -6,7 +6,7 @@ import type { ToolOutput } from '../../vocabulary/items.ts';
  *
  * - A server asks with `elicitation/create` (pushed, 2025 era), an `input_required` result
  *   (MRTR, 2026-07-28), error -32042 (URL elicitation required) or a 401/403 (OAuth). Each is
- *   turned into the one vocabulary {@link InputRequest} (`toInputRequest`, or built here for
+ *   turned into the one vocabulary {@link InputRequest} (`parseElicitation`, or built here for
  *   `url` and `authorization`), which the run shows as an `Interrupt` of the held call.
  * - What the call needs to go on after the pause is an {@link McpResumeState}: plain JSON the
  *   run stores as the interrupt's `resumeState` and hands back in `ToolResume`, so any client
