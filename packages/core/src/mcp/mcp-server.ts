@@ -222,9 +222,14 @@ export class McpServer extends Store<McpServerSnapshot> {
   ): Promise<ToolOutput> {
     const listed = (this.getSnapshot().tools ?? []).find((tool) => tool.originalName === name);
     const outputSchema = listed?.outputSchema;
+    const inputSchema = listed?.inputSchema;
     return await callToolDirectly(
       this.#callScope(false),
-      { name, ...(outputSchema === undefined ? {} : { outputSchema }) },
+      {
+        name,
+        ...(outputSchema === undefined ? {} : { outputSchema }),
+        ...(inputSchema === undefined ? {} : { inputSchema }),
+      },
       args,
       options,
     );

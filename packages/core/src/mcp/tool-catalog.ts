@@ -14,6 +14,8 @@ import { SharedOperation } from './shared-operation.ts';
 export interface McpToolTarget {
   name: string;
   outputSchema?: Record<string, unknown>;
+  /** Its `x-mcp-header` declarations are mirrored as `Mcp-Param-*` (`call/param-headers.ts`). */
+  inputSchema?: Record<string, unknown>;
 }
 
 /**
@@ -240,6 +242,7 @@ export class ToolCatalog {
     const outputSchema = listed.outputSchema as Record<string, unknown> | undefined;
     const target: McpToolTarget = {
       name: listed.name,
+      inputSchema: listed.inputSchema as Record<string, unknown>,
       ...(outputSchema === undefined ? {} : { outputSchema }),
     };
     const tool: McpToolDescriptor = {

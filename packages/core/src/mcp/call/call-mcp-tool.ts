@@ -20,6 +20,7 @@ import type { McpCallScope } from './call-scope.ts';
 import { interruptForMrtr, resumeMrtr } from './mrtr.ts';
 import { interruptForPushed, resumePushed } from './pushed.ts';
 import { FRESH_CALL, type McpResumeState, type ResumeOutcome } from './resume-state.ts';
+import { mcpParamHeaders } from './param-headers.ts';
 import { checkStructuredContent } from './structured-content.ts';
 import { interruptForUrlRequired, resumeUrlRequired } from './url-required.ts';
 
@@ -64,6 +65,11 @@ export async function callMcpTool(
         // Server requests on this session's shared stream (legacy SSE) are this call's: the
         // session carries no other call while this one runs (`exclusive` below).
         const detach = scope.router.attach(client, callKey);
+        // 2026-07-28 over HTTP: `x-mcp-header` arguments also go as `Mcp-Param-*` headers (the
+        // SDK mirrors only in its `callTool`, and never in browsers). Other transports and the
+        // 2025 era ignore or need none.
+        const headers =
+          client.getProtocolEra() === 'modern' ? mcpParamHeaders(tool.inputSchema, args) : {};
         dispatched = true;
         try {
           return await client.request(
@@ -81,6 +87,7 @@ export async function callMcpTool(
               signal: timer.signal,
               timeout: NO_SDK_TIMEOUT,
               allowInputRequired: true,
+              ...(Object.keys(headers).length === 0 ? {} : { headers }),
               onprogress: (progress) => {
                 timer.touch();
                 context.reportProgress({
