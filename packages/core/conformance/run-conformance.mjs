@@ -1,23 +1,25 @@
 // Runs the official MCP client conformance suite (`@modelcontextprotocol/conformance`) against
 // our MCP layer (`client.ts` in this folder) and checks the result against a baseline.
 //
-//   node packages/core/conformance/run-conformance.mjs [--verbose] [--no-report] [--keep] [--tsx]
+//   node packages/core/conformance/run-conformance.mjs [--revision <rev>] [--scenario <name>]
+//                                                      [--verbose] [--keep] [--tsx]
 //
+//   --revision   run one requirement set only (2025-11-25 or 2026-07-28); default both
+//   --scenario   run one scenario only (with --revision; default revision 2026-07-28)
 //   --verbose    print the harness output
-//   --no-report  skip the report-only 2026-07-28 run (and leave results.md alone)
 //   --keep       keep the harness result folders (checks.json, stdout.txt, stderr.txt per
 //                scenario) and print where they are
 //   --tsx        run `client.ts` through tsx instead of the esbuild bundle (see below)
 //
 // What it does:
-// 1. The 2025-11-25 requirement set (`--requirements 2025-11-25`, including what the set runs
-//    without scoring) is the gate. A scenario passes when it has at least one SUCCESS check and
-//    no FAILURE or WARNING check (the harness lets a scenario without any check pass; we do not,
-//    as nothing was verified). Exit 1 when a scenario that `expected-failures.json` does not
-//    list fails, or when a listed one passes (then remove the entry: the baseline stays honest).
-//    Exit 2 when the harness could not run.
-// 2. The 2026-07-28 requirement set runs report-only: it never changes the exit code.
-// 3. `results.md` in this folder gets the compatibility table of both runs.
+// 1. Both requirement sets, 2025-11-25 and 2026-07-28 (`--requirements <rev>`, including what a
+//    set runs without scoring), are gates, one after the other. A scenario passes when it has
+//    at least one SUCCESS check and no FAILURE or WARNING check (the harness lets a scenario
+//    without any check pass; we do not, as nothing was verified). Exit 1 when a scenario that
+//    `expected-failures.json` does not list for its set fails, or when a listed one passes (then
+//    remove the entry: the baseline stays honest). Exit 2 when the harness could not run.
+// 2. `results.md` in this folder gets the compatibility table of both runs (only when both
+//    whole sets ran).
 //
 // Load: the harness starts every scenario of a set at once (25 for 2025-11-25, 39 for
 // 2026-07-28). Bundled, a client costs ~0.5 s of CPU; through tsx ~1.3 s more (tsx's own
@@ -43,8 +45,8 @@ import { build } from 'esbuild';
 /** Exact versions: a new harness release may add scenarios, which must be a deliberate change. */
 const CONFORMANCE_PACKAGE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 const NODE_PACKAGE = 'node@22.23.3';
-const GATED_REVISION = '2025-11-25';
-const REPORT_REVISION = '2026-07-28';
+/** The requirement sets, in run order; each one is a gate with its own baseline section. */
+const REVISIONS = ['2025-11-25', '2026-07-28'];
 /** Per-scenario client timeout passed to the harness, in ms (its default is 30 000). */
 const SCENARIO_TIMEOUT_MS = 60_000;
 /** A harness process is killed after this long, in ms. */
@@ -62,9 +64,21 @@ const clientPath = path.join(here, 'client.ts');
 
 const argv = process.argv.slice(2);
 const verbose = argv.includes('--verbose');
-const report = !argv.includes('--no-report');
 const keep = argv.includes('--keep');
 const viaTsx = argv.includes('--tsx');
+const onlyScenario = optionValue('--scenario');
+const onlyRevision =
+  optionValue('--revision') ?? (onlyScenario === undefined ? undefined : REVISIONS.at(-1));
+if (onlyRevision !== undefined && !REVISIONS.includes(onlyRevision)) {
+  console.error(`conformance: --revision must be one of ${REVISIONS.join(', ')}.`);
+  process.exit(2);
+}
+
+/** The value after `flag` in the arguments, if given. */
+function optionValue(flag) {
+  const index = argv.indexOf(flag);
+  return index === -1 ? undefined : argv[index + 1];
+}
 
 main().then(
   (code) => process.exit(code),
@@ -80,39 +94,38 @@ async function main() {
   const started = performance.now();
   if (viaTsx && !existsSync(tsxPath)) throw new Error(`${tsxPath} is missing; run npm install.`);
   const baseline = await readBaseline();
-  const gatedBaseline = baseline[GATED_REVISION] ?? {};
   const outputRoot = await mkdtemp(path.join(tmpdir(), 'switchboard-conformance-'));
   try {
     const command = await clientCommand(outputRoot);
-
-    const gated = await runRevision(command, GATED_REVISION, outputRoot, (scenario) => {
-      const [whole] = baselineEntriesFor(gatedBaseline, scenario.name);
-      return whole === undefined || hasTransportFailure(scenario);
-    });
-    if (gated.error !== undefined) {
-      console.error(gated.output);
-      console.error(`conformance: ${gated.error}`);
-      return 2;
-    }
-    const verdict = compareWithBaseline(gated.scenarios, gatedBaseline);
-    printRevision(gated, verdict);
-
-    let reported;
-    if (report) {
-      reported = await runRevision(command, REPORT_REVISION, outputRoot, hasTransportFailure);
-      if (reported.error === undefined) printRevision(reported, undefined);
-      else console.log(`\n${REPORT_REVISION} (report only): not run: ${reported.error}`);
+    const runs = [];
+    for (const revision of onlyRevision === undefined ? REVISIONS : [onlyRevision]) {
+      const entries = baseline[revision] ?? {};
+      const result = await runRevision(command, revision, outputRoot, (scenario) => {
+        const [whole] = baselineEntriesFor(entries, scenario.name);
+        return whole === undefined || hasTransportFailure(scenario);
+      });
+      if (result.error !== undefined) {
+        console.error(result.output);
+        console.error(`conformance: ${revision}: ${result.error}`);
+        return 2;
+      }
+      const verdict = compareWithBaseline(result.scenarios, entries, onlyScenario === undefined);
+      printRevision(result, verdict);
+      runs.push({ result, verdict });
     }
 
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    if (report) {
-      await writeFile(resultsPath, renderResults(gated, verdict, reported));
+    if (runs.length === REVISIONS.length && onlyScenario === undefined) {
+      await writeFile(resultsPath, renderResults(runs));
       console.log(`\nWrote ${path.relative(root, resultsPath)} (${seconds} s in all).`);
     } else {
-      console.log(`\n${seconds} s in all (results.md not written: it needs both runs).`);
+      console.log(`\n${seconds} s in all (results.md not written: it needs both whole sets).`);
     }
-    for (const problem of verdict.problems) console.error(`conformance: ${problem}`);
-    return verdict.problems.length === 0 ? 0 : 1;
+    const problems = runs.flatMap(({ result, verdict }) =>
+      verdict.problems.map((problem) => `${result.revision}: ${problem}`),
+    );
+    for (const problem of problems) console.error(`conformance: ${problem}`);
+    return problems.length === 0 ? 0 : 1;
   } finally {
     if (keep) console.log(`Harness results kept in ${outputRoot}`);
     else await rm(outputRoot, { recursive: true, force: true });
@@ -184,8 +197,16 @@ async function clientCommand(outputRoot) {
 async function runRevision(command, revision, outputRoot, shouldRetry) {
   const started = performance.now();
   const outputDir = path.join(outputRoot, revision);
-  const { code, output } = await runHarness(command, ['--requirements', revision], outputDir);
+  const args =
+    onlyScenario === undefined
+      ? ['--requirements', revision]
+      : ['--scenario', onlyScenario, '--spec-version', revision, '--force'];
+  const { code, output } = await runHarness(command, args, outputDir);
   const summary = parseSummary(output);
+  // One scenario: the harness prints its checks, not a suite summary.
+  if (onlyScenario !== undefined && summary.order.length === 0 && existsSync(outputDir)) {
+    summary.order.push(onlyScenario);
+  }
   if (summary.order.length === 0) {
     const error = `the harness printed no suite summary (exit code ${code}).`;
     return { revision, seconds: elapsed(started), output, error };
@@ -326,13 +347,15 @@ function hasTransportFailure(scenario) {
  * Compares the gated run with its baseline section. A `<scenario>` entry expects the scenario to
  * fail; a `<scenario>:<check-id>` entry excuses that one check, other failing checks still count.
  */
-function compareWithBaseline(scenarios, entries) {
+function compareWithBaseline(scenarios, entries, wholeSet) {
   const problems = [];
   const status = new Map();
   const ran = new Set(scenarios.map((scenario) => scenario.name));
   for (const key of Object.keys(entries)) {
     const name = key.includes(':') ? key.slice(0, key.indexOf(':')) : key;
-    if (!ran.has(name)) problems.push(`expected-failures.json lists "${key}", which did not run.`);
+    if (wholeSet && !ran.has(name)) {
+      problems.push(`expected-failures.json lists "${key}", which did not run.`);
+    }
   }
   for (const scenario of scenarios) {
     const [whole, excused] = baselineEntriesFor(entries, scenario.name);
@@ -376,8 +399,7 @@ function why(scenario) {
 }
 
 function printRevision(result, verdict) {
-  const title = verdict === undefined ? `${result.revision}, report only` : result.revision;
-  console.log(`\nMCP client conformance (${title}, ${CONFORMANCE_PACKAGE}):`);
+  console.log(`\nMCP client conformance (${result.revision}, ${CONFORMANCE_PACKAGE}):`);
   for (const scenario of result.scenarios) {
     const state = verdict?.status.get(scenario.name);
     let mark = scenario.passed ? '✓' : '✗';
@@ -406,14 +428,15 @@ function count(scenarios) {
   return { passed, failed };
 }
 
-function renderResults(gated, verdict, reported) {
-  const reportedScenarios = reported?.scenarios ?? [];
-  const names = gated.scenarios.map((scenario) => scenario.name);
-  for (const scenario of reportedScenarios) {
-    if (!names.includes(scenario.name)) names.push(scenario.name);
+/** The table of `results.md`: one column per requirement set, a row per scenario. */
+function renderResults(runs) {
+  const names = [];
+  for (const { result } of runs) {
+    for (const scenario of result.scenarios) {
+      if (!names.includes(scenario.name)) names.push(scenario.name);
+    }
   }
-  const gatedByName = new Map(gated.scenarios.map((scenario) => [scenario.name, scenario]));
-  const reportedByName = new Map(reportedScenarios.map((scenario) => [scenario.name, scenario]));
+  const byName = runs.map(({ result }) => new Map(result.scenarios.map((s) => [s.name, s])));
 
   const cell = (scenario, state) => {
     if (scenario === undefined) return '—';
@@ -423,31 +446,23 @@ function renderResults(gated, verdict, reported) {
     if (scenario.notScored !== undefined) text += ` (not scored: ${scenario.notScored})`;
     return text;
   };
-  const notes = (scenario, label, baselined) => {
+  const notes = (scenario, label, state) => {
     if (scenario === undefined) return [];
     const parts = [];
+    if (state?.kind === 'expected') parts.push(`${label} baseline: ${state.reason}`);
     if (scenario.retried === true) {
       const verb = scenario.passed ? 'passed' : 'failed too';
       parts.push(
         `${label}: failed in the parallel run (on a busy machine), ${verb} when rerun alone`,
       );
     }
-    if (!scenario.passed && !scenario.skipped && !baselined) {
+    if (!scenario.passed && !scenario.skipped && state?.kind !== 'expected') {
       const ids = [...new Set(scenario.failing.map((check) => `\`${check.id}\``))];
       parts.push(`${label}: ${ids.length > 0 ? ids.join(', ') : why(scenario)}`);
     }
     return parts;
   };
-  const summary = (scenarios) => {
-    const { passed, failed } = count(scenarios);
-    return `${passed} passed, ${failed} failed`;
-  };
 
-  let reportLine = `- **${REPORT_REVISION}** (report only): not run.`;
-  if (reported?.error !== undefined) reportLine = `${reportLine.slice(0, -1)}: ${reported.error}`;
-  else if (reported !== undefined) {
-    reportLine = `- **${REPORT_REVISION}** (report only): ${summary(reportedScenarios)}.`;
-  }
   const lines = [
     '# MCP client conformance',
     '',
@@ -455,31 +470,27 @@ function renderResults(gated, verdict, reported) {
     `Harness: \`${CONFORMANCE_PACKAGE}\` on \`${NODE_PACKAGE}\`. Client under test:`,
     '`client.ts` (our `mcpServer()`), on the project Node.',
     '',
-    `- **${GATED_REVISION}** (gate): ${summary(gated.scenarios)}. Every failure must be listed in`,
-    '  `expected-failures.json`, and a listed scenario that passes fails the run.',
-    reportLine,
+    ...runs.map(({ result }) => {
+      const { passed, failed } = count(result.scenarios);
+      return `- **${result.revision}** (gate): ${passed} passed, ${failed} failed.`;
+    }),
+    '- Both sets are gates: every failure must be listed in `expected-failures.json` under its',
+    '  set, and a listed scenario that passes fails the run.',
     '- A scenario passes with at least one SUCCESS check and no FAILURE or WARNING check.',
     '',
-    `| Scenario | ${GATED_REVISION} | ${REPORT_REVISION} | Notes |`,
-    '| --- | --- | --- | --- |',
+    `| Scenario | ${runs.map(({ result }) => result.revision).join(' | ')} | Notes |`,
+    `| --- | ${runs.map(() => '---').join(' | ')} | --- |`,
   ];
   for (const name of names) {
-    const first = gatedByName.get(name);
-    const second = reportedByName.get(name);
-    const state = verdict.status.get(name);
-    // A baselined scenario's reason stands for both columns; check ids only for the others.
-    const baselined = state?.kind === 'expected';
-    const noteParts = [
-      ...(baselined ? [`baseline: ${state.reason}`] : []),
-      ...notes(first, GATED_REVISION, baselined),
-      ...notes(second, REPORT_REVISION, baselined),
-    ];
-    const row = [
-      `\`${name}\``,
-      cell(first, state),
-      cell(second, undefined),
-      noteParts.join('<br>'),
-    ];
+    const cells = [];
+    const noteParts = [];
+    runs.forEach(({ result, verdict }, index) => {
+      const scenario = byName[index].get(name);
+      const state = verdict.status.get(name);
+      cells.push(cell(scenario, state));
+      noteParts.push(...notes(scenario, result.revision, state));
+    });
+    const row = [`\`${name}\``, ...cells, noteParts.join('<br>')];
     lines.push(`| ${row.map((text) => text.replaceAll('|', '\\|')).join(' | ')} |`);
   }
   lines.push('');
