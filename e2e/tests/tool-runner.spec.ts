@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, interruptOf, leaveField, openPlayground, showTools, test } from './fixtures.ts';
+import { expect, interruptOf, openPlayground, showTools, test } from './fixtures.ts';
 
 /** Opens a tool in the runner from its row in the Servers panel. */
 async function openInRunner(page: Page, server: string, tool: string): Promise<void> {
@@ -55,9 +55,7 @@ test('the runner shows progress and answers a 2026-07-28 form (MRTR)', async ({ 
   await expect(form).toContainText("Book a table at Luigi's");
   await form.locator('input[id$="_name"]').fill('Grace');
   await form.locator('input[id$="_date"]').fill('2026-10-02');
-  // A click right after typing in a text field is lost by ElicitationForm (reported to the
-  // react package: its blur validation swallows the click), so leave the field first.
-  await leaveField(page);
+  // No focus juggling: the click goes straight from the field just typed in (issue 20, item 1).
   await form.locator('input[id$="_confirm"]').check();
   await form.getByRole('button', { name: 'Accept' }).click();
   await expect(page.getByTestId('runner-outcome').getByTestId('tool-call-result')).toHaveText(

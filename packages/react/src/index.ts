@@ -8,6 +8,12 @@ export { SwitchboardContext, type SwitchboardContextValue } from './switchboard-
 export { switchboardQueryKeys } from './query-keys.ts';
 export { ElicitationForm, type ElicitationFormProps } from './elicitation-form.tsx';
 export {
+  ELICITATION_DRAFT_KEY_PREFIX,
+  elicitationDraftKey,
+  sessionStorageDraftStore,
+  type ElicitationDraftStore,
+} from './elicitation-drafts.ts';
+export {
   normalizeElicitationSchema,
   type ElicitationChoice,
   type NormalizedElicitationSchema,

@@ -16,6 +16,12 @@ export interface InterruptViewProps {
    * (for apps that sign the user in elsewhere first).
    */
   onAuthorize?: () => Promise<unknown>;
+  /**
+   * For `form` interrupts: keep a draft of the answers under this key (see
+   * `ElicitationFormProps.draftKey`), e.g. `elicitationDraftKey(threadId, interrupt.callId)`.
+   * Default: no draft.
+   */
+  draftKey?: string;
   className?: string;
 }
 
@@ -35,6 +41,7 @@ export function InterruptView({
   interrupt,
   onResolve,
   onAuthorize,
+  draftKey,
   className,
 }: InterruptViewProps): ReactNode {
   const props =
@@ -48,7 +55,7 @@ export function InterruptView({
         />
       );
     case 'form':
-      return <ElicitationForm {...props} />;
+      return <ElicitationForm {...props} {...(draftKey === undefined ? {} : { draftKey })} />;
     case 'url':
       return <UrlElicitation {...props} />;
     default:

@@ -1,4 +1,4 @@
-import { InterruptView, type UseAgentResult } from '@switchboard/react';
+import { elicitationDraftKey, InterruptView, type UseAgentResult } from '@switchboard/react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ChatMessageView } from './chat-message-view.tsx';
 import { describeSignInFailure } from '../sign-in-failure.ts';
@@ -54,6 +54,7 @@ export function ChatPanel({
     serversNeedingAuth,
     connect,
     authorizeAndResume,
+    threadId,
   } = chat;
   const [draft, setDraft] = useState('');
   const [sendProblem, setSendProblem] = useState<string | undefined>();
@@ -163,6 +164,7 @@ export function ChatPanel({
                   interrupt={interrupt}
                   onResolve={(action, content) => resolve(interrupt.callId, action, content)}
                   onAuthorize={() => authorizeAndResume(interrupt.callId)}
+                  draftKey={elicitationDraftKey(threadId, interrupt.callId)}
                 />
               </div>
             ))}
