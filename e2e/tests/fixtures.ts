@@ -216,11 +216,6 @@ export async function addServer(
   await expect(form).toHaveCount(0);
 }
 
-/** Moves focus away from the focused field (as a click on empty space would). */
-export async function leaveField(page: Page): Promise<void> {
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-}
-
 /** Unfolds a server's tool list (long lists start folded) and returns the card. */
 export async function showTools(page: Page, name: string): Promise<Locator> {
   const card = serverCard(page, name);
