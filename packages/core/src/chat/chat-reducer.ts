@@ -112,6 +112,22 @@ export function closeOpenCalls(
   );
 }
 
+/**
+ * Gives the tool-call parts that show no server the one `serverOf` names (stored history keeps
+ * the provider-facing tool name, not the server: see `serverOfCall` in `stored-view.ts`).
+ * Returns `messages` itself when no part changes.
+ */
+export function fillServers(
+  messages: readonly ChatMessage[],
+  serverOf: (part: ChatToolCallPart) => string | undefined,
+): readonly ChatMessage[] {
+  return mapCalls(
+    messages,
+    (part) => part.server === undefined && serverOf(part) !== undefined,
+    (part) => ({ ...part, server: serverOf(part) ?? '' }),
+  );
+}
+
 /** Replaces the parts of the assistant message `assistantId`, appending it if it is new. */
 function updateAssistant(
   messages: readonly ChatMessage[],
