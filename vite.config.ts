@@ -12,6 +12,7 @@ const sourceCondition = '@switchboard/source';
  * - core-node: the core package under Node, including integration tests against real servers.
  * - core-browser-like: core tests that need browser globals (DOM, IndexedDB via fake-indexeddb).
  * - react: hooks and components under jsdom.
+ * - playground: the playground's components under jsdom.
  */
 export default defineConfig({
   resolve: { conditions: [sourceCondition, ...defaultClientConditions] },
@@ -51,6 +52,16 @@ export default defineConfig({
           name: 'react',
           environment: 'jsdom',
           include: ['packages/react/src/**/*.test.{ts,tsx}'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        // Inherit the root's resolve conditions (the workspace packages from source).
+        extends: true,
+        test: {
+          name: 'playground',
+          environment: 'jsdom',
+          include: ['apps/playground/src/**/*.test.{ts,tsx}'],
           testTimeout: 30_000,
         },
       },

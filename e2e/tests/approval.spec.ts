@@ -52,6 +52,7 @@ test.describe('approval', () => {
 
     const card = toolCard(page, 'demo_delete_file');
     await expect(card).toHaveAttribute('data-state', 'error');
+    await expect(card.getByTestId('tool-call-state')).toHaveText('Declined');
     await expect(card.getByTestId('tool-call-result')).toHaveText(
       'The user declined this tool call; it was not run.',
     );

@@ -198,3 +198,12 @@ test('servers can be removed and restored; the list persists', async ({ page }) 
   await expectServerConnected(page, 'demo-2025');
   await expect(page.getByTestId('restore-servers')).toHaveCount(0);
 });
+
+test('Escape closes the add-server form', async ({ page }) => {
+  await openPlayground(page, ['demo']);
+  await page.getByTestId('add-server-toggle').click();
+  const form = page.getByTestId('add-server-form');
+  await form.getByTestId('add-server-name').fill('draft');
+  await page.keyboard.press('Escape');
+  await expect(form).toHaveCount(0);
+});

@@ -72,16 +72,28 @@ test('Stop during a tool call leaves a consistent thread', async ({ page }) => {
   await sendMessage(page, 'count to 20 slowly');
   const card = toolCard(page, 'demo_slow_count');
   await expect(card.getByTestId('tool-call-progress')).toBeVisible();
+  // The new thread is listed from its first message, while its first run still goes.
+  await expect(page.getByTestId('thread-item').getByTestId('thread-title')).toHaveText([
+    'count to 20 slowly',
+  ]);
+  await expect(page.getByTestId('stop-button')).toBeVisible();
 
   await page.getByTestId('stop-button').click();
   await expectIdle(page);
   await expect(card).toHaveAttribute('data-state', 'error');
+  // Stopped is not a failure: the badge says so, not "Error".
+  await expect(card.getByTestId('tool-call-state')).toHaveText('Stopped');
+  await expect(card).toContainText('on demo');
   await expect(card.getByTestId('tool-call-result')).toBeVisible();
   await expect(page.locator('[data-testid="tool-call"][data-state="running"]')).toHaveCount(0);
 
   // After a reload the stored thread has the same call, settled (every call has one output).
   await page.reload();
   await expect(toolCard(page, 'demo_slow_count')).toHaveAttribute('data-state', 'error');
+  await expect(toolCard(page, 'demo_slow_count').getByTestId('tool-call-state')).toHaveText(
+    'Stopped',
+  );
+  await expect(toolCard(page, 'demo_slow_count')).toContainText('on demo');
   await expect(toolCard(page, 'demo_slow_count').getByTestId('tool-call-result')).toBeVisible();
   await expect(page.locator('[data-testid="tool-call"][data-state="running"]')).toHaveCount(0);
   await expect(page.locator('[data-testid="tool-call"][data-state="waiting"]')).toHaveCount(0);

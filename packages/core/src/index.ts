@@ -58,6 +58,7 @@ export type {
   ChatToolCallPart,
   ChatToolProgress,
 } from './chat/chat-message.ts';
+export { toolCallOutcome, type ToolCallOutcome } from './chat/tool-call-outcome.ts';
 export {
   SwitchboardError,
   isSwitchboardError,

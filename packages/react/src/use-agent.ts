@@ -11,6 +11,7 @@ import {
 import { useCallback, useContext, useEffect, useState, useSyncExternalStore } from 'react';
 import { frameBatchedStore, type ExternalStore } from './frame-batched-store.ts';
 import type { Interrupt, ResolutionAction } from './interrupt-types.ts';
+import { listStartedThread } from './list-started-thread.ts';
 import { switchboardQueryKeys } from './query-keys.ts';
 import { SwitchboardContext } from './switchboard-context.ts';
 import { useResolvedQueryClient } from './use-resolved-query-client.ts';
@@ -119,7 +120,8 @@ function isAgent(value: unknown): value is Agent {
  * notifications are coalesced with `requestAnimationFrame`, or `setTimeout(0)` without it);
  * status, interrupt and error changes render at once, so the end of a run is never delayed.
  * When a run ends, the thread list of {@link useThreads} is invalidated if a query client is
- * available (provider or `QueryClientProvider`).
+ * available (provider or `QueryClientProvider`); when a run of a thread the list does not show
+ * yet starts, the thread is added to it at once (titled by its first message).
  *
  * Pass a stable `agent` (created once, outside render or in `useMemo`): a new agent instance or
  * a new `threadId` starts a new chat store. Without an `agent` argument the
@@ -169,6 +171,11 @@ export function useAgent(
       const status = chat.getSnapshot().status;
       // A run of this chat, or one another tab ran that this chat followed, has ended.
       const ran = (value: string) => value === 'streaming' || value === 'running-elsewhere';
+      if (status === 'streaming' && last !== 'streaming') {
+        // A new thread is listed from its first message, not when its first run ends.
+        const { threadId, messages } = chat.getSnapshot();
+        listStartedThread(queryClient, chat.agent.history, threadId, messages);
+      }
       if (ran(last) && !ran(status)) {
         void queryClient.invalidateQueries({
           queryKey: switchboardQueryKeys.threads(chat.agent.history),

@@ -1,4 +1,4 @@
-import { Agent, MemoryHistoryStore } from '@switchboard/core';
+import { Agent, MemoryHistoryStore, type Model } from '@switchboard/core';
 import type { ScriptedModelServer } from '@switchboard/fixtures';
 import { QueryClient } from '@tanstack/react-query';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
@@ -76,6 +76,53 @@ describe('useThreads', () => {
         { threadId: 'new', title: 'Start a new thread' },
       ]),
     );
+  });
+
+  it('lists a new thread from its first message, while its first run still streams', async () => {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const model: Model = {
+      provider: 'test',
+      modelId: 'slow',
+      async *stream() {
+        await released;
+        yield { type: 'text.delta', delta: 'Done.' };
+        yield { type: 'done' };
+      },
+    };
+    const agent = new Agent({ name: 'test', model, history: new MemoryHistoryStore() });
+    const wrapper = ({ children }: { children: ReactNode }) => (
+      <SwitchboardProvider agent={agent} queryClient={newClient()}>
+        {children}
+      </SwitchboardProvider>
+    );
+    const { result } = renderHook(
+      () => ({ threads: useThreads(), chat: useAgent({ threadId: 'early' }) }),
+      { wrapper },
+    );
+    await waitFor(() => expect(result.current.threads.data).toEqual([]));
+    act(() => {
+      void result.current.chat.send('  A   thread listed early ');
+    });
+
+    await waitFor(() => expect(result.current.chat.status).toBe('streaming'));
+    await waitFor(() =>
+      expect(result.current.threads.data).toMatchObject([
+        { threadId: 'early', title: 'A thread listed early' },
+      ]),
+    );
+    expect(result.current.chat.status).toBe('streaming');
+
+    release();
+    await waitFor(() => expect(result.current.chat.status).toBe('idle'));
+    await waitFor(() =>
+      expect(result.current.threads.data).toMatchObject([
+        { threadId: 'early', title: 'A thread listed early' },
+      ]),
+    );
+    expect(result.current.threads.data).toHaveLength(1);
   });
 
   it('prefers an explicit history over the provider one', async () => {

@@ -8,6 +8,7 @@ import {
   type ServerConfig,
   type ServerDraft,
 } from '../server-config.ts';
+import { closeOnEscape } from '../close-on-escape.ts';
 
 const emptyDraft: ServerDraft = {
   name: '',
@@ -22,7 +23,7 @@ const emptyDraft: ServerDraft = {
 /**
  * Adds an MCP server: name, URL, transport (auto / Streamable HTTP / SSE), protocol hint,
  * optional tool prefix, headers (values typed masked, and kept in this browser) and OAuth
- * sign-in.
+ * sign-in. Escape (or Cancel) closes it.
  */
 export function AddServerForm({
   existing,
@@ -58,6 +59,7 @@ export function AddServerForm({
       aria-labelledby={`${id}-title`}
       data-testid="add-server-form"
       onSubmit={submit}
+      onKeyDown={closeOnEscape(onCancel)}
       noValidate
     >
       <h3 id={`${id}-title`}>Add an MCP server</h3>

@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
+import { closeOnEscape } from '../close-on-escape.ts';
 import {
   defaultBaseUrls,
   endpointOf,
@@ -92,7 +93,12 @@ export function SettingsPanel({
   };
 
   return (
-    <section id="settings-panel" className="settings-panel" aria-labelledby={`${id}-title`}>
+    <section
+      id="settings-panel"
+      className="settings-panel"
+      aria-labelledby={`${id}-title`}
+      onKeyDown={closeOnEscape(onCancel)}
+    >
       <form className="settings-form" data-testid="settings-form" onSubmit={submit} noValidate>
         <h2 id={`${id}-title`}>Settings</h2>
         <fieldset className="settings-form__providers">

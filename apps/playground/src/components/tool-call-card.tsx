@@ -1,26 +1,23 @@
-import type { ChatToolCallPart } from '@switchboard/core';
+import { toolCallOutcome, type ChatToolCallPart } from '@switchboard/core';
 import { ToolProgressBar } from '@switchboard/react';
+import { outcomeLabels } from './tool-call-outcome.ts';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
 
-const stateLabels: Record<ChatToolCallPart['state'], string> = {
-  running: 'Running…',
-  waiting: 'Waiting for you',
-  done: 'Done',
-  error: 'Error',
-};
-
 /**
- * One tool call of the chat: name, server, arguments (pretty JSON), state, a live progress bar
+ * One tool call of the chat: name, server, arguments (pretty JSON), outcome (Stopped, Declined,
+ * … are not "Error": `toolCallOutcome`), a live progress bar
  * while it runs, and the result. Everything the tool or the model sent is rendered as text.
  */
 export function ToolCallCard({ part }: { part: ChatToolCallPart }) {
   const { output, progress } = part;
+  const outcome = toolCallOutcome(part);
   return (
     <article
-      className={`tool-call tool-call--${part.state}`}
+      className={`tool-call tool-call--${part.state} tool-call--${outcome}`}
       data-testid="tool-call"
       data-tool-name={part.toolName}
       data-state={part.state}
+      data-outcome={outcome}
     >
       <header className="tool-call__header">
         <span className="tool-call__kind">Tool call</span>
@@ -28,8 +25,8 @@ export function ToolCallCard({ part }: { part: ChatToolCallPart }) {
           {part.toolName}
         </code>
         {part.server !== undefined && <span className="tool-call__server">on {part.server}</span>}
-        <span className={`badge badge--${part.state}`} data-testid="tool-call-state">
-          {stateLabels[part.state]}
+        <span className={`badge badge--${outcome}`} data-testid="tool-call-state">
+          {outcomeLabels[outcome]}
         </span>
       </header>
       <details className="tool-call__arguments" open>

@@ -6,7 +6,7 @@ import { Store } from '../internal/store.ts';
 import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import type { ChatMessage } from './chat-message.ts';
-import { applyChunk, closeOpenCalls } from './chat-reducer.ts';
+import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
 import { endedView, withoutError, type ChatSnapshot } from './chat-snapshot.ts';
 import { RunFollower } from './follow-run.ts';
 import {
@@ -14,7 +14,7 @@ import {
   watchMcpServers,
   withServersNeedingAuth,
 } from './servers-needing-auth.ts';
-import { rowsKey, storedView } from './stored-view.ts';
+import { rowsKey, serverOfCall, storedView } from './stored-view.ts';
 
 export type { ChatSnapshot, ChatStatus } from './chat-snapshot.ts';
 
@@ -187,7 +187,12 @@ export class AgentChat extends Store<ChatSnapshot> {
   // looks (a closed view costs nothing), and again from the next subscriber on.
   protected override onFirstSubscribe(): void {
     this.#unwatchServers = watchMcpServers(this.agent, () =>
-      this.set((snapshot) => withServersNeedingAuth(snapshot, serversNeedingAuth(this.agent))),
+      this.set((snapshot) => {
+        const next = withServersNeedingAuth(snapshot, serversNeedingAuth(this.agent));
+        // A server's tool list arrived after a reload: its stored calls show it now.
+        const messages = fillServers(next.messages, serverOfCall(this.agent));
+        return messages === next.messages ? next : { ...next, messages };
+      }),
     );
     if (this.getSnapshot().status === 'running-elsewhere') this.#follow();
   }
@@ -251,7 +256,7 @@ export class AgentChat extends Store<ChatSnapshot> {
     const key = rowsKey(runs);
     if (key === this.#shownRows && this.getSnapshot().status === 'running-elsewhere') return;
     this.#shownRows = key;
-    const view = storedView(runs, followed);
+    const view = storedView(runs, followed, serverOfCall(this.agent));
     this.set((snapshot) => ({ ...withoutError(snapshot), ...view }));
   }
 

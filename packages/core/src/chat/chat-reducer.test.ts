@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Chunk, ChunkPayload } from '../agent/chunks.ts';
-import { TOOL_ERROR_TEXT } from '../tools/tool-errors.ts';
+import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
-import type { ChatMessage } from './chat-message.ts';
+import { chatMessagesFromItems, type ChatMessage } from './chat-message.ts';
 import { applyChunk, closeOpenCalls, markWaiting } from './chat-reducer.ts';
 
 const ASSISTANT = 'a1';
@@ -163,7 +163,11 @@ describe('applyChunk', () => {
       { type: 'run.cancelled' },
     ]);
 
-    const stopped = { text: TOOL_ERROR_TEXT.stoppedBeforeFinish, isError: true };
+    const stopped = {
+      text: TOOL_ERROR_TEXT.stoppedBeforeFinish,
+      isError: true,
+      error: { code: 'cancelled' },
+    };
     expect(messages[0]?.parts).toMatchObject([
       { callId: 'c1', state: 'error', output: stopped },
       { callId: 'c2', state: 'error', output: stopped },
@@ -211,10 +215,32 @@ describe('closeOpenCalls', () => {
       {
         callId: 'c1',
         state: 'error',
-        output: { text: TOOL_ERROR_TEXT.unanswered, isError: true },
+        output: {
+          text: TOOL_ERROR_TEXT.unanswered,
+          isError: true,
+          error: { code: 'unanswered' },
+        },
       },
       { callId: 'c2', state: 'running' },
     ]);
+  });
+
+  it('gives a closed call the output the run stores for it, so live and reloaded cards agree', () => {
+    const live = closeOpenCalls(fold([CALL]), 'stopped');
+    const stored = chatMessagesFromItems([
+      { type: 'function_call', callId: 'c1', name: 'add', arguments: '{"a":2,"b":3}' },
+      {
+        type: 'function_call_output',
+        callId: 'c1',
+        output: toolError('cancelled', TOOL_ERROR_TEXT.stoppedBeforeFinish),
+      },
+    ]);
+    const livePart = live[0]?.parts[0];
+    const storedPart = stored[0]?.parts[0];
+    expect(livePart).toMatchObject({ state: 'error' });
+    expect(livePart?.type === 'tool-call' && livePart.output).toEqual(
+      storedPart?.type === 'tool-call' && storedPart.output,
+    );
   });
 
   it('returns the messages themselves when no call is open', () => {

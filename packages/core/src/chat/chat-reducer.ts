@@ -1,5 +1,5 @@
 import type { Chunk, ToolProgressChunk } from '../agent/chunks.ts';
-import { TOOL_ERROR_TEXT } from '../tools/tool-errors.ts';
+import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import {
   settleCall,
@@ -89,18 +89,42 @@ export function markWaiting(
 /**
  * Ends the calls left open, as the run ended them: `unanswered` (a new message left the
  * waiting calls behind) closes the `waiting` ones; `stopped` (the run was cancelled) closes the
- * `running` ones too. Their output is the sentence the run stores for them.
+ * `running` ones too. Their output is the one the run stores for them, code included
+ * (`unanswered`, or `cancelled` with the "stopped" sentence), so a UI labels a live card as it
+ * labels the same card after a reload.
  */
 export function closeOpenCalls(
   messages: readonly ChatMessage[],
   reason: 'unanswered' | 'stopped',
 ): readonly ChatMessage[] {
   const stopped = reason === 'stopped';
-  const text = stopped ? TOOL_ERROR_TEXT.stoppedBeforeFinish : TOOL_ERROR_TEXT.unanswered;
+  const output = stopped
+    ? toolError('cancelled', TOOL_ERROR_TEXT.stoppedBeforeFinish)
+    : toolError('unanswered', TOOL_ERROR_TEXT.unanswered);
   return mapCalls(
     messages,
     (part) => part.state === 'waiting' || (stopped && part.state === 'running'),
-    (part) => ({ ...part, state: 'error', output: { text, isError: true } }),
+    (part) => {
+      const closed: ChatToolCallPart = { ...part, state: 'error', output };
+      delete closed.progress;
+      return closed;
+    },
+  );
+}
+
+/**
+ * Gives the tool-call parts that show no server the one `serverOf` names (stored history keeps
+ * the provider-facing tool name, not the server: see `serverOfCall` in `stored-view.ts`).
+ * Returns `messages` itself when no part changes.
+ */
+export function fillServers(
+  messages: readonly ChatMessage[],
+  serverOf: (part: ChatToolCallPart) => string | undefined,
+): readonly ChatMessage[] {
+  return mapCalls(
+    messages,
+    (part) => part.server === undefined && serverOf(part) !== undefined,
+    (part) => ({ ...part, server: serverOf(part) ?? '' }),
   );
 }
 

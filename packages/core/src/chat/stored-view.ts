@@ -1,8 +1,9 @@
 import { OUTCOME_UNKNOWN } from '../agent/recover-run.ts';
 import { SwitchboardError, type SwitchboardErrorCode } from '../errors/switchboard-error.ts';
 import type { RunRecord } from '../history/history-store.ts';
-import { chatMessagesFromItems } from './chat-message.ts';
-import { markWaiting } from './chat-reducer.ts';
+import type { Agent } from '../agent/agent.ts';
+import { chatMessagesFromItems, type ChatToolCallPart } from './chat-message.ts';
+import { fillServers, markWaiting } from './chat-reducer.ts';
 import type { ChatSnapshot } from './chat-snapshot.ts';
 
 /**
@@ -11,17 +12,23 @@ import type { ChatSnapshot } from './chat-snapshot.ts';
  * ended `failed` shows its error, as the tab that ran it does; not a recovered one (code
  * `outcome_unknown`): its call cards say what is unknown and the thread continues, and it then
  * looks the same whether the lease expired before or after this chat loaded the thread.
+ * Tool cards get their server from `serverOf` (see {@link serverOfCall}).
  */
 export function storedView(
   runs: readonly RunRecord[],
   followed: boolean,
+  serverOf: (part: ChatToolCallPart) => string | undefined = () => undefined,
 ): Pick<ChatSnapshot, 'messages' | 'interrupts' | 'status' | 'error'> {
   const last = runs.at(-1);
   const interrupts =
     last?.status === 'paused'
       ? (last.state?.pending ?? []).map((pending) => pending.interrupt)
       : [];
-  const messages = markWaiting(chatMessagesFromItems(runs.flatMap((run) => run.items)), interrupts);
+  const held = new Map(interrupts.map((interrupt) => [interrupt.callId, interrupt]));
+  const messages = fillServers(
+    markWaiting(chatMessagesFromItems(runs.flatMap((run) => run.items)), interrupts),
+    (part) => held.get(part.callId)?.server ?? serverOf(part),
+  );
   if (last?.status === 'running') return { messages, interrupts, status: 'running-elsewhere' };
   if (
     followed &&
@@ -39,4 +46,24 @@ export function storedView(
 export function rowsKey(runs: readonly RunRecord[]): string {
   const last = runs.at(-1);
   return [runs.length, last?.runId, last?.status, last?.items.length].join(':');
+}
+
+/**
+ * The server of a stored tool call, which the stored items do not keep (a `function_call` item
+ * is in the provider's shape: call id, provider-facing name, arguments). The sources, most
+ * reliable first: the paused run's interrupt of that call (written with the server when the
+ * call was held, used by {@link storedView}); then `agent`'s MCP servers' current tool lists,
+ * since provider-facing names are stable across sessions (docs/architecture.md, "Tool names")
+ * and are what the items name. A tool no connected server lists (yet) shows no server; the
+ * chat fills it in when a server's list arrives (`AgentChat`, `fillServers`). A local tool has
+ * none.
+ */
+export function serverOfCall(agent: Agent): (part: ChatToolCallPart) => string | undefined {
+  const servers = new Map<string, string>();
+  for (const server of agent.options.mcpServers ?? []) {
+    for (const tool of server.getSnapshot().tools ?? []) {
+      if (!servers.has(tool.name)) servers.set(tool.name, tool.server);
+    }
+  }
+  return (part) => servers.get(part.toolName);
 }

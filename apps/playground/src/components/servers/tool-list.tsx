@@ -1,6 +1,7 @@
 import type { McpServer, McpServerStatus, McpToolDescriptor } from '@switchboard/core';
 import { useMcpTools } from '@switchboard/react';
 import { useState } from 'react';
+import { plural } from '../../plural.ts';
 import type { ServerConfig } from '../../server-config.ts';
 import type { ServerRegistry } from '../../server-registry.ts';
 import { ToolRow } from './tool-row.tsx';
@@ -69,7 +70,8 @@ export function ToolList({
       open={tools.length <= foldAbove}
     >
       <summary className="tools__summary" data-testid="tool-count">
-        {tools.length} tools{deferredCount > 0 ? `, ${deferredCount} deferred` : ''}
+        {plural(tools.length, 'tool')}
+        {deferredCount > 0 ? `, ${deferredCount} deferred` : ''}
       </summary>
       <div className="tools__bulk">
         <span className="muted">Deferred tools reach the model through tool_search.</span>
@@ -94,7 +96,7 @@ export function ToolList({
         <input
           type="search"
           className="tools__filter"
-          placeholder={`Filter ${tools.length} tools`}
+          placeholder={`Filter ${plural(tools.length, 'tool')}`}
           aria-label={`Filter the tools of ${config.name}`}
           value={filter}
           onChange={(event) => setFilter(event.target.value)}
@@ -113,7 +115,7 @@ export function ToolList({
       </ul>
       {matching.length > shown.length && (
         <button type="button" className="link-button" onClick={() => setShowAll(true)}>
-          Show all {matching.length} tools
+          Show all {plural(matching.length, 'tool')}
         </button>
       )}
       {matching.length === 0 && <p className="muted">No tool matches “{filter}”.</p>}
