@@ -1,31 +1,17 @@
 // fake-indexeddb's IDB* classes as globals (jsdom has none); each test gets its own IDBFactory.
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
+import { describe, expect, it } from 'vitest';
 import { IndexedDbSchemaCache } from './indexeddb-schema-cache.ts';
 import { mcpServer, type McpServerStatus } from './mcp-server.ts';
+import { useWarmCacheDemoServer } from './schema-cache-warm-test-support.ts';
 
 // Warm IndexedDB schema cache on both protocol eras (issue 17, item 5): after a "reload" (a new
 // cache object and a new client on the same database) a listing makes no request at all, and a
 // 2026-07-28 `ttlMs: 0` (the demo server's `zeroTtl` switch) is still obeyed. The memory-cache
 // twin is schema-cache-warm.test.ts.
 
-let demo: DemoServer;
-beforeAll(async () => {
-  demo = await startDemoServer({ toolCount: 45, pageSize: 20 });
-});
-afterAll(async () => {
-  await demo.close();
-});
-afterEach(() => {
-  demo.faults.reset();
-});
-
-const eras = [
-  ['2025', () => demo.legacyUrl],
-  ['2026-07-28', () => demo.modernUrl],
-] as const;
+const { demo: currentDemo, eras } = useWarmCacheDemoServer();
 
 /**
  * One "page load": a new `IndexedDbSchemaCache` on `factory` and a new client list the tools,
@@ -36,7 +22,7 @@ async function pageLoad(
   url: string,
   factory: IDBFactory,
 ): Promise<{ status: McpServerStatus; requests: string[] }> {
-  const before = demo.log.length;
+  const before = currentDemo().log.length;
   const cache = new IndexedDbSchemaCache({ indexedDB: factory });
   const server = mcpServer({ url, name: 'demo', schemaCache: cache });
   try {
@@ -44,8 +30,8 @@ async function pageLoad(
     const status = server.getSnapshot().status;
     await server.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const requests = demo.log
-      .slice(before)
+    const requests = currentDemo()
+      .log.slice(before)
       .map((entry) => `${entry.method} ${entry.rpcMethod ?? entry.path}`);
     return { status, requests };
   } finally {
@@ -64,10 +50,10 @@ describe('a warm IndexedDB schema cache', () => {
   });
 
   it('is not used when the 2026-07-28 server says ttlMs 0 (zeroTtl)', async () => {
-    demo.faults.zeroTtl = true;
+    currentDemo().faults.zeroTtl = true;
     const factory = new IDBFactory();
-    await pageLoad(demo.modernUrl, factory);
-    const warm = await pageLoad(demo.modernUrl, factory);
+    await pageLoad(currentDemo().modernUrl, factory);
+    const warm = await pageLoad(currentDemo().modernUrl, factory);
     expect(warm.status).not.toBe('cached');
     expect(warm.requests.filter((request) => request === 'POST tools/list')).toHaveLength(3);
   });

@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_TOOLS_TTL_MS, startDemoServer, type DemoServer } from '@switchboard/fixtures';
+import { describe, expect, it } from 'vitest';
+import { DEMO_TOOLS_TTL_MS } from '@switchboard/fixtures';
 import { mcpServer, type McpServerStatus } from './mcp-server.ts';
+import { useWarmCacheDemoServer } from './schema-cache-warm-test-support.ts';
 import { MemorySchemaCache } from './memory-schema-cache.ts';
 import type { SchemaCache, SchemaCacheEntry } from './schema-cache.ts';
 
@@ -9,28 +10,16 @@ import type { SchemaCache, SchemaCacheEntry } from './schema-cache.ts';
 // makes no request at all; under its `zeroTtl` fault switch (`ttlMs: 0`) every listing asks the
 // server again. The IndexedDB twin is schema-cache-warm.browser.test.ts.
 
-let demo: DemoServer;
-beforeAll(async () => {
-  demo = await startDemoServer({ toolCount: 45, pageSize: 20 });
-});
-afterAll(async () => {
-  await demo.close();
-});
-afterEach(() => {
-  demo.faults.reset();
-});
-
-const eras = [
-  ['2025', () => demo.legacyUrl],
-  ['2026-07-28', () => demo.modernUrl],
-] as const;
+const { demo: currentDemo, eras } = useWarmCacheDemoServer();
 
 /** HTTP requests the demo server received while `body` ran (and 50 ms after, for stragglers). */
 async function requestsDuring(body: () => Promise<unknown>): Promise<string[]> {
-  const before = demo.log.length;
+  const before = currentDemo().log.length;
   await body();
   await new Promise((resolve) => setTimeout(resolve, 50));
-  return demo.log.slice(before).map((entry) => `${entry.method} ${entry.rpcMethod ?? entry.path}`);
+  return currentDemo()
+    .log.slice(before)
+    .map((entry) => `${entry.method} ${entry.rpcMethod ?? entry.path}`);
 }
 
 /**
@@ -50,7 +39,7 @@ async function listOnce(url: string, cache: SchemaCache): Promise<McpServerStatu
 
 /** The `tools/list` result the modern endpoint sends, straight off the wire. */
 async function modernToolsList(): Promise<Record<string, unknown>> {
-  const response = await fetch(demo.modernUrl, {
+  const response = await fetch(currentDemo().modernUrl, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -83,7 +72,7 @@ describe('the demo server’s 2026-07-28 cache hints', () => {
   });
 
   it('sends ttlMs 0 and cacheScope "private" under the zeroTtl switch (also over HTTP)', async () => {
-    const patched = await fetch(`${demo.url}/control/faults`, {
+    const patched = await fetch(`${currentDemo().url}/control/faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ zeroTtl: true }),
@@ -108,10 +97,10 @@ describe('a warm memory schema cache', () => {
   });
 
   it('is not used when the 2026-07-28 server says ttlMs 0 (zeroTtl)', async () => {
-    demo.faults.zeroTtl = true;
+    currentDemo().faults.zeroTtl = true;
     const cache = new MemorySchemaCache();
-    await listOnce(demo.modernUrl, cache);
-    const warm = await requestsDuring(() => listOnce(demo.modernUrl, cache));
+    await listOnce(currentDemo().modernUrl, cache);
+    const warm = await requestsDuring(() => listOnce(currentDemo().modernUrl, cache));
     expect(warm.filter((request) => request === 'POST tools/list')).toHaveLength(3);
   });
 
@@ -128,7 +117,7 @@ describe('a warm memory schema cache', () => {
       clear: (options) => memory.clear(options),
     };
     const server = mcpServer({
-      url: demo.modernUrl,
+      url: currentDemo().modernUrl,
       name: 'demo',
       schemaCache: cache,
       cacheTtlMs: 1,
@@ -137,6 +126,6 @@ describe('a warm memory schema cache', () => {
     await server.close();
     expect(stored.map((entry) => entry.expiresAt - entry.storedAt)).toEqual([DEMO_TOOLS_TTL_MS]);
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await requestsDuring(() => listOnce(demo.modernUrl, cache))).toEqual([]);
+    expect(await requestsDuring(() => listOnce(currentDemo().modernUrl, cache))).toEqual([]);
   });
 });
