@@ -14,6 +14,7 @@ import {
 } from '../model/model-request-clock.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
 import type { ProviderFailure } from '../model/to-model-error.ts';
+import { retryAfterMs } from '../model/retry-after.ts';
 import { toAnthropicMessages } from './to-anthropic-messages.ts';
 
 /** Options of {@link anthropicModel}. */
@@ -27,8 +28,10 @@ export interface AnthropicModelOptions extends ModelTimeouts {
   /** A ready client instead of `apiKey` / `baseURL` / `maxRetries`. */
   client?: Anthropic;
   /**
-   * Retries the SDK makes on 408 / 409 / 429 / 5xx and connection errors, honouring a positive
-   * `retry-after` / `retry-after-ms` (otherwise exponential backoff from 0.5 s). Default 2.
+   * Retries the SDK itself makes, unseen, on 408 / 409 / 429 / 5xx and connection errors.
+   * Default 0: an `Agent` retries model calls by its `modelRetry` policy, which reports each
+   * retry as a `model.retry` chunk and can fall back to other models. Set it only when using the
+   * model outside an `Agent`.
    */
   maxRetries?: number;
   /** `max_tokens` of every call: the most output tokens one answer may use. Default 4096. */
@@ -53,8 +56,8 @@ export interface AnthropicModelOptions extends ModelTimeouts {
  * (optional counters only when reported).
  *
  * Failures throw a `SwitchboardError`: `aborted` when the signal aborts; `model_error` with
- * `details.status` for HTTP errors (401 bad key, 429 after the SDK's retries, 5xx, 529
- * overloaded); `model_error` for an `error` event mid-stream and when the stream ends before
+ * `details.status` for HTTP errors (401 bad key, 429, 5xx, 529 overloaded; with
+ * `details.retryAfterMs` and `details.overloaded` for a retry policy); `model_error` for an `error` event mid-stream and when the stream ends before
  * `message_stop` (a cut connection is never a partial success); `timeout` when the server goes
  * quiet for `idleTimeoutMs` (before the headers or between events; Anthropic's `ping` events
  * count as signs of life) or the call outlasts `requestTimeoutMs`.
@@ -73,7 +76,7 @@ export function anthropicModel(options: AnthropicModelOptions): Model {
     new Anthropic({
       ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      maxRetries: options.maxRetries ?? 2,
+      maxRetries: options.maxRetries ?? 0,
       dangerouslyAllowBrowser: true,
     });
   return {
@@ -240,12 +243,17 @@ function anthropicFailure(error: unknown, streamOpened: boolean): ProviderFailur
       typeof detail.message === 'string'
         ? detail.message
         : undefined;
+    const detailType =
+      typeof detail === 'object' && detail !== null && 'type' in detail ? detail.type : undefined;
     return {
       aborted: false,
       status: error.status,
       providerMessage: bodyMessage ?? error.message.replace(/^\d{3}\s+/, ''),
       fromProvider: true,
       streamOpened,
+      retryAfterMs: retryAfterMs(error.headers),
+      // Anthropic says so with HTTP 529, or with an `error` event mid-stream (no status).
+      overloaded: detailType === 'overloaded_error',
     };
   }
   return { aborted: false, fromProvider: false, streamOpened };

@@ -10,7 +10,7 @@ export interface OpenAIClientOptions {
 
 /**
  * The given `client`, or a new one from `apiKey` (default a placeholder, for local servers),
- * `baseURL` and `maxRetries` (default 2). `dangerouslyAllowBrowser` is set: this is a
+ * `baseURL` and `maxRetries` (default 0: an `Agent` retries by its `modelRetry` policy, visibly). `dangerouslyAllowBrowser` is set: this is a
  * browser-first library, and the key is the page user's own.
  */
 export function createOpenAIClient(options: OpenAIClientOptions): OpenAI {
@@ -19,7 +19,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): OpenAI {
     new OpenAI({
       apiKey: options.apiKey ?? 'not-needed',
       ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      maxRetries: options.maxRetries ?? 2,
+      maxRetries: options.maxRetries ?? 0,
       dangerouslyAllowBrowser: true,
     })
   );

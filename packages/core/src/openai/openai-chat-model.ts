@@ -24,8 +24,10 @@ export interface OpenAIChatModelOptions extends ModelTimeouts {
   /** A ready client instead of `apiKey` / `baseURL` / `maxRetries`. */
   client?: OpenAI;
   /**
-   * Retries the SDK makes on 408 / 409 / 429 / 5xx and connection errors, honouring
-   * `retry-after` (otherwise exponential backoff from 0.5 s). Default 2.
+   * Retries the SDK itself makes, unseen, on 408 / 409 / 429 / 5xx and connection errors.
+   * Default 0: an `Agent` retries model calls by its `modelRetry` policy, which reports each
+   * retry as a `model.retry` chunk and can fall back to other models. Set it only when using the
+   * model outside an `Agent`.
    */
   maxRetries?: number;
   /** Extra request body fields (e.g. `temperature`). */
@@ -47,7 +49,8 @@ export interface OpenAIChatModelOptions extends ModelTimeouts {
  * emitted once the answer is complete; arguments that are not valid JSON are passed on raw).
  *
  * Failures throw a `SwitchboardError`: `aborted` when the signal aborts; `model_error` with
- * `details.status` for HTTP errors (401 bad key, 429 after the SDK's retries, 5xx); `model_error`
+ * `details.status` for HTTP errors (401 bad key, 429, 5xx; with `details.retryAfterMs` and
+ * `details.overloaded` for a retry policy); `model_error`
  * when the stream ends before a chunk with a `finish_reason` (a cut connection is never a partial
  * success); `timeout` when the server goes quiet for `idleTimeoutMs` (before the headers or
  * between chunks) or the call outlasts `requestTimeoutMs`.

@@ -1,5 +1,6 @@
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ProviderFailure } from '../model/to-model-error.ts';
+import { retryAfterMs } from '../model/retry-after.ts';
 
 /**
  * What an `openai` SDK error says, for `toModelError`: a user abort, an HTTP status with the
@@ -25,6 +26,7 @@ export function openaiFailure(error: unknown, streamOpened: boolean): ProviderFa
       providerMessage: bodyMessage ?? error.message.replace(/^\d{3}\s+/, ''),
       fromProvider: true,
       streamOpened,
+      retryAfterMs: retryAfterMs(error.headers),
     };
   }
   return { aborted: false, fromProvider: false, streamOpened };

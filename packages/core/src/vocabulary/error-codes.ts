@@ -124,8 +124,16 @@ export interface SwitchboardErrorDetails {
   timeout: { which: 'request' | 'idle' | 'total'; timeoutMs?: number };
   /** The tool whose answer was lost, and the code of the failure that lost it. */
   outcome_unknown: { tool: string; reason: SwitchboardErrorCode };
-  /** The model provider's HTTP status. */
-  model_error: { status: number };
+  /**
+   * What the model provider said, for retries (see `ModelRetryPolicy`): `status` is the HTTP
+   * status of an error answer; `retryAfterMs` the wait it asked for (`retry-after-ms` or
+   * `Retry-After`, seconds or an HTTP date), in ms; `overloaded` is true when it said it is
+   * overloaded or the model unavailable (Anthropic 529 `overloaded_error`, an "overloaded" or
+   * "unavailable" error message); `transient` is true for a failure of the connection or the
+   * stream rather than an answer (refused, reset, cut before the final event, an error event
+   * mid-stream).
+   */
+  model_error: { status?: number; retryAfterMs?: number; overloaded?: boolean; transient?: boolean };
   /** The run's `maxTurns`. */
   max_turns_exceeded: { maxTurns: number };
   /** What was invalid (an error name). */
