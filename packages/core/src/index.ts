@@ -31,12 +31,15 @@ export type {
   MessageInput,
 } from './agent/agent-options.ts';
 export type { AgentHooks, BeforeToolCallDecision, HookScope } from './agent/hooks.ts';
+export { DEFAULT_MODEL_RETRY_POLICY, type ModelRetryPolicy } from './agent/model-retry-policy.ts';
 export { TOOL_SEARCH_NAME } from './agent/toolset.ts';
 export { ToolSearchIndex, type SearchableTool } from './tools/tool-search-index.ts';
 export { destructiveToolsNeedApproval } from './agent/approval-policies.ts';
 export type {
   Chunk,
   ChunkBase,
+  ModelFallbackChunk,
+  ModelRetryChunk,
   ReasoningDeltaChunk,
   RunCancelledChunk,
   RunCompletedChunk,
@@ -69,6 +72,7 @@ export {
 export type {
   CompareAndSetResult,
   HistoryStore,
+  ModelFailureRecord,
   PendingCall,
   RunLease,
   RunRecord,

@@ -5,6 +5,7 @@ import type { Tool } from '../tools/tool-types.ts';
 import type { ToolAnnotations, Resolution } from '../vocabulary/interrupts.ts';
 import type { MessageItem } from '../vocabulary/items.ts';
 import type { AgentHooks } from './hooks.ts';
+import type { ModelRetryPolicy } from './model-retry-policy.ts';
 
 /**
  * Decides for every tool call whether a human must approve it, on top of each tool's own
@@ -24,6 +25,20 @@ export interface AgentOptions {
   /** System instructions sent with every model call. */
   instructions?: string;
   model: Model;
+  /**
+   * Models tried in order when `model` fails: after its retries, or at once when the provider
+   * says it is overloaded or the model unavailable (see `ModelRetryPolicy`). Each gets the same
+   * request and its own retries; the first that answers serves the rest of the run. Reported as
+   * `model.fallback` chunks. Default none.
+   */
+  fallbackModels?: Model[];
+  /**
+   * How failed model calls are retried (attempts, backoff with jitter, `Retry-After`, which
+   * failures, a total time limit). Defaults in `ModelRetryPolicy`: 3 attempts, 1 s doubling to
+   * at most 30 s, half of it jittered, 120 s in all. `{ maxAttempts: 1 }` turns retries off.
+   * @throws SwitchboardError `invalid_input` (from the constructor) when a field is invalid.
+   */
+  modelRetry?: ModelRetryPolicy;
   /** Local tools (see `tool()`). */
   tools?: Tool[];
   /** Remote MCP servers whose tools the agent may call (see `mcpServer()`). */
@@ -72,8 +87,12 @@ interface ExecuteInputBase {
   threadId?: string;
   /** Caller data passed to every tool as `context.runContext` (e.g. the signed-in user). */
   runContext?: unknown;
-  /** Aborting it stops the run like `handle.stop()`. */
+  /** Aborting it stops the run like `handle.stop()`; also during a retry's wait. */
   signal?: AbortSignal;
+  /** This run's retry policy, over the agent's `modelRetry` field by field. */
+  modelRetry?: ModelRetryPolicy;
+  /** This run's fallback models instead of the agent's `fallbackModels` (`[]`: none). */
+  fallbackModels?: Model[];
 }
 
 /**

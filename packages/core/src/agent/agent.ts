@@ -8,6 +8,7 @@ import type { RunHandle } from './run-result.ts';
 import { loadRecovered } from './recover-run.ts';
 import { writeOtherRun } from './run-journal.ts';
 import { startRun } from './run.ts';
+import { resolveModelRetryPolicy, type ResolvedModelRetryPolicy } from './model-retry-policy.ts';
 
 /**
  * An agent: a model, instructions and tools, run in a loop (docs/architecture.md, "The life of a
@@ -28,6 +29,8 @@ export class Agent {
   readonly #liveCalls = new Map<string, Map<string, CallTask>>();
   /** This instance's id as the owner of run leases (see {@link AgentOptions.leaseMs}). */
   readonly #owner = crypto.randomUUID();
+  /** `options.modelRetry` over the defaults. */
+  readonly #modelRetry: ResolvedModelRetryPolicy;
 
   constructor(options: AgentOptions) {
     this.name = options.name;
@@ -39,6 +42,7 @@ export class Agent {
     if (options.leaseMs !== undefined && !(options.leaseMs >= 3)) {
       throw new SwitchboardError('invalid_input', 'leaseMs must be at least 3 (ms).');
     }
+    this.#modelRetry = resolveModelRetryPolicy(options.modelRetry);
   }
 
   /**
@@ -94,8 +98,9 @@ export class Agent {
    * calls are cancelled on the server. `stop()` before a resume has claimed the run ends it
    * `cancelled` and leaves the pause as it was.
    *
-   * @throws SwitchboardError `invalid_input` when there are neither messages nor resolutions;
-   *   `run_in_progress` when this agent is already running the same thread.
+   * @throws SwitchboardError `invalid_input` when there are neither messages nor resolutions, or
+   *   `modelRetry` is invalid; `run_in_progress` when this agent is already running the same
+   *   thread.
    */
   execute(input: ExecuteInput): RunHandle {
     const threadId = input.threadId ?? crypto.randomUUID();
@@ -113,6 +118,7 @@ export class Agent {
     } else if (input.resolutions.length === 0) {
       throw new SwitchboardError('invalid_input', 'execute() needs at least one resolution.');
     }
+    const modelRetry = resolveModelRetryPolicy(input.modelRetry, this.#modelRetry);
     if (this.#activeThreads.has(threadId)) {
       throw new SwitchboardError(
         'run_in_progress',
@@ -135,6 +141,8 @@ export class Agent {
       signal: input.signal,
       liveCalls,
       owner: this.#owner,
+      modelRetry,
+      fallbackModels: input.fallbackModels ?? this.options.fallbackModels ?? [],
     });
     void handle.result().finally(() => {
       this.#activeThreads.delete(threadId);

@@ -1,6 +1,7 @@
 import type { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item, ToolOutput, Usage } from '../vocabulary/items.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
+import type { SwitchboardErrorCode } from '../vocabulary/error-codes.ts';
 
 /** Fields every chunk carries. */
 export interface ChunkBase {
@@ -73,6 +74,48 @@ export interface ServerNeedsAuthChunk extends ChunkBase {
   message: string;
 }
 
+/**
+ * A model call failed before the model produced anything and will be made again after
+ * `delayMs` (see `ModelRetryPolicy`), e.g. "Rate limited, retrying in 3 s". The failed attempt
+ * is kept in the run's row (`RunRecord.modelFailures`); the chunk itself is not stored.
+ */
+export interface ModelRetryChunk extends ChunkBase {
+  type: 'model.retry';
+  /** The model that failed, as `provider/modelId`. */
+  model: string;
+  /** The attempt made after the wait: 2 for the first retry. */
+  attempt: number;
+  /** The attempts the policy allows on this model (`ModelRetryPolicy.maxAttempts`). */
+  maxAttempts: number;
+  /** The wait before that attempt, in ms: the provider's `Retry-After` when it sent one. */
+  delayMs: number;
+  /** The failure's message. */
+  reason: string;
+  /** The failure's code: `model_error` or `timeout`. */
+  code: SwitchboardErrorCode;
+  /** The failure's HTTP status, when the provider answered with one. */
+  status?: number;
+}
+
+/**
+ * The model failed (after its retries, or at once when it said it is overloaded) and the run
+ * goes on with the next of `AgentOptions.fallbackModels`, for this call and the rest of the run.
+ * Kept in the run's row like a retry; the chunk itself is not stored.
+ */
+export interface ModelFallbackChunk extends ChunkBase {
+  type: 'model.fallback';
+  /** The model that failed, as `provider/modelId`. */
+  from: string;
+  /** The model tried next, as `provider/modelId`. */
+  to: string;
+  /** The failure's message. */
+  reason: string;
+  /** The failure's code: `model_error` or `timeout`. */
+  code: SwitchboardErrorCode;
+  /** The failure's HTTP status, when the provider answered with one. */
+  status?: number;
+}
+
 /** The run ended normally. */
 export interface RunCompletedChunk extends ChunkBase {
   type: 'run.completed';
@@ -110,6 +153,8 @@ export type Chunk =
   | ToolProgressChunk
   | ToolResultChunk
   | ServerNeedsAuthChunk
+  | ModelRetryChunk
+  | ModelFallbackChunk
   | RunCompletedChunk
   | RunPausedChunk
   | RunFailedChunk

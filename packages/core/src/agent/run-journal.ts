@@ -1,7 +1,13 @@
 import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
 import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
-import type { HistoryStore, PendingCall, RunRecord, RunStatus } from '../history/history-store.ts';
+import type {
+  HistoryStore,
+  ModelFailureRecord,
+  PendingCall,
+  RunRecord,
+  RunStatus,
+} from '../history/history-store.ts';
 import type { ReplayChannel } from '../internal/replay-channel.ts';
 import { addUsage } from './add-usage.ts';
 import type { FunctionCallOutputItem, Item, Usage } from '../vocabulary/items.ts';
@@ -62,6 +68,8 @@ export class RunJournal {
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   /** The row as this journal last wrote it. */
   #lastRow: RunRecord | undefined;
+  /** Failed model attempts that were retried or handed on (see `RunRecord.modelFailures`). */
+  #modelFailures: ModelFailureRecord[] = [];
 
   constructor(options: RunJournalOptions) {
     this.threadId = options.threadId;
@@ -117,6 +125,7 @@ export class RunJournal {
     this.#activated = paused.state?.activatedTools ?? [];
     this.#pending = paused.state?.pending ?? [];
     this.#version = paused.version ?? 0;
+    this.#modelFailures = [...(paused.modelFailures ?? [])];
   }
 
   /** A run id for chunks of a run that failed before it had one. */
@@ -143,6 +152,11 @@ export class RunJournal {
 
   addUsage(usage: Usage | undefined): void {
     this.#usage = addUsage(this.#usage, usage);
+  }
+
+  /** Records a failed model attempt that is retried or handed on; the next write stores it. */
+  noteModelFailure(failure: ModelFailureRecord): void {
+    this.#modelFailures.push(failure);
   }
 
   setActivated(names: readonly string[]): void {
@@ -336,6 +350,7 @@ export class RunJournal {
       updatedAt: Date.now(),
     };
     if (error !== undefined) row.error = { code: error.code, message: error.message };
+    if (this.#modelFailures.length > 0) row.modelFailures = [...this.#modelFailures];
     if (status === 'running' && this.#settled.length > 0 && row.state !== undefined) {
       row.state.settled = [...this.#settled];
     }

@@ -9,11 +9,13 @@ import type {
   MessageItem,
   Usage,
 } from '../vocabulary/items.ts';
-import type { ModelRequest } from '../model/model.ts';
+import type { Model, ModelRequest } from '../model/model.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { whenQuiet, type CallTask } from './call-task.ts';
 import type { Chunk } from './chunks.ts';
 import type { HookScope } from './hooks.ts';
+import { callModelWithRetries, type AttemptOutput } from './model-retries.ts';
+import type { ResolvedModelRetryPolicy } from './model-retry-policy.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import { loadRecovered } from './recover-run.ts';
 import {
@@ -45,6 +47,10 @@ export interface RunSetup {
   liveCalls: LiveCalls;
   /** The lease owner id of the agent (one per `Agent` instance). */
   owner: string;
+  /** The run's retry policy (the agent's, with the run's fields over it). */
+  modelRetry: ResolvedModelRetryPolicy;
+  /** The models to fall back to after `agent.model`, in order. */
+  fallbackModels: readonly Model[];
 }
 
 /** Starts the loop in the background and returns its handle (see `Agent.execute`). */
@@ -88,11 +94,16 @@ class Run {
   readonly #journal: RunJournal;
   readonly #signal: AbortSignal;
   readonly #toolCalls: ToolCalls;
+  /** `agent.model`, then the fallback models. */
+  readonly #models: readonly Model[];
+  /** The model serving this run: a fallback that answered stays for the run's later turns. */
+  #modelIndex = 0;
 
   constructor(setup: RunSetup, journal: RunJournal, signal: AbortSignal) {
     this.#setup = setup;
     this.#journal = journal;
     this.#signal = signal;
+    this.#models = [setup.agent.model, ...setup.fallbackModels];
     this.#toolCalls = new ToolCalls({
       agent: setup.agent,
       journal,
@@ -346,19 +357,79 @@ class Run {
     );
     if (changed !== undefined && changed !== null) request = changed;
 
+    // Tools of a turn start only after its model call ended, so no retry here ever follows a
+    // tool that ran (docs/architecture.md, "Retries and fallbacks").
+    const { value: answer, modelIndex } = await callModelWithRetries({
+      models: this.#models,
+      start: this.#modelIndex,
+      policy: this.#setup.modelRetry,
+      signal: this.#signal,
+      attempt: (model, output) => this.#streamAnswer(model, request, output),
+      onFailure: (note) => {
+        const { maxAttempts, ...record } = note;
+        journal.noteModelFailure(record);
+        const facts = {
+          reason: note.message,
+          code: note.code,
+          ...(note.status === undefined ? {} : { status: note.status }),
+        };
+        if (note.then.action === 'retry') {
+          journal.emit({
+            type: 'model.retry',
+            model: note.model,
+            attempt: note.attempt + 1,
+            maxAttempts,
+            delayMs: note.then.delayMs,
+            ...facts,
+          });
+        } else {
+          journal.emit({ type: 'model.fallback', from: note.model, to: note.then.to, ...facts });
+        }
+      },
+    });
+    this.#modelIndex = modelIndex;
+    const { calls, text, usage } = answer;
+    if (text !== '') journal.emit({ type: 'text.done', text });
+    throwIfAborted(this.#signal);
+    await runHook('afterModelCall', () =>
+      agent.hooks?.afterModelCall?.({
+        ...this.#scope,
+        turn,
+        text,
+        calls,
+        ...(usage === undefined ? {} : { usage }),
+      }),
+    );
+    return calls;
+  }
+
+  /**
+   * One attempt of a model call: streams text and reasoning as chunks and returns the answer.
+   * `output.started` is set at the first thing the model produced; after that a failure is
+   * never retried (what the user saw stays in history, as for any broken stream).
+   */
+  async #streamAnswer(
+    model: Model,
+    request: ModelRequest,
+    output: AttemptOutput,
+  ): Promise<{ calls: FunctionCallItem[]; text: string; usage: Usage | undefined }> {
+    const journal = this.#journal;
     const calls: FunctionCallItem[] = [];
     let text = '';
     let reasoning = '';
     let usage: Usage | undefined;
     try {
-      for await (const event of agent.model.stream(request, { signal: this.#signal })) {
+      for await (const event of model.stream(request, { signal: this.#signal })) {
         if (event.type === 'text.delta') {
+          output.started = true;
           text += event.delta;
           journal.emit({ type: 'text.delta', delta: event.delta });
         } else if (event.type === 'reasoning.delta') {
+          output.started = true;
           reasoning += event.delta;
           journal.emit({ type: 'reasoning.delta', delta: event.delta });
         } else if (event.type === 'tool.call') {
+          output.started = true;
           calls.push({
             type: 'function_call',
             callId: event.callId,
@@ -375,18 +446,7 @@ class Run {
       if (reasoning !== '') journal.append([{ type: 'reasoning', text: reasoning }]);
       if (text !== '') journal.append([{ type: 'message', role: 'assistant', content: text }]);
     }
-    if (text !== '') journal.emit({ type: 'text.done', text });
-    throwIfAborted(this.#signal);
-    await runHook('afterModelCall', () =>
-      agent.hooks?.afterModelCall?.({
-        ...this.#scope,
-        turn,
-        text,
-        calls,
-        ...(usage === undefined ? {} : { usage }),
-      }),
-    );
-    return calls;
+    return { calls, text, usage };
   }
 }
 

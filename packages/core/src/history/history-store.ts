@@ -31,6 +31,28 @@ export interface RunRecord {
   version?: number;
   /** The claim on a `running` run: who runs it, and until when unless renewed. */
   lease?: RunLease;
+  /**
+   * Model call attempts of this run that failed and were retried or handed to a fallback model,
+   * oldest first (see `ModelRetryPolicy`). A call that succeeded is in `items`; it is never
+   * made again after a reload.
+   */
+  modelFailures?: ModelFailureRecord[];
+}
+
+/** A failed model call attempt that the run retried or handed to a fallback model. */
+export interface ModelFailureRecord {
+  /** The model, as `provider/modelId`. */
+  model: string;
+  /** Which attempt on that model failed, from 1. */
+  attempt: number;
+  /** The failure's `SwitchboardErrorCode`, its HTTP status when there was one, its message. */
+  code: string;
+  status?: number;
+  message: string;
+  /** What followed: the same model again after `delayMs`, or the model `to`. */
+  then: { action: 'retry'; delayMs: number } | { action: 'fallback'; to: string };
+  /** When it failed, in ms since the epoch. */
+  at: number;
 }
 
 /**
