@@ -136,7 +136,7 @@ describe('useAgent', () => {
   it('reports a failed run as status error with the error, and recovers on the next send', async () => {
     await model.close();
     model = await startScriptedModelServer({
-      script: scriptFromReplies([{ status: 500, error: 'boom' }, { text: 'fine now' }]),
+      script: scriptFromReplies([{ status: 400, error: 'boom' }, { text: 'fine now' }]),
     });
     const agent = makeAgent();
     const { result } = renderHook(() => useAgent(agent));

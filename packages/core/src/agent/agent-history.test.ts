@@ -128,7 +128,7 @@ describe('Agent run_in_progress', () => {
   it('frees the thread after a failed or stopped run', async () => {
     const { model } = await scripted((request) => {
       const last = request.messages.at(-1);
-      if (last?.content === 'a') return { status: 500, error: 'down' };
+      if (last?.content === 'a') return { status: 400, error: 'refused' };
       if (last?.content === 'b') return { text: 'long text that is stopped early', delayMs: 1000 };
       return { text: 'ok' };
     });

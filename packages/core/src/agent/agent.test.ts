@@ -455,7 +455,8 @@ describe('Agent run failures', () => {
     'a model HTTP %i ends with run.failed model_error and consistent history',
     async (status) => {
       const { server, model } = await scripted([{ status, error: `Scripted HTTP ${status}` }]);
-      const agent = new Agent({ name: 'test', model });
+      // Retries off: a 500 would be retried (agent-model-retry.test.ts), a 401 never is.
+      const agent = new Agent({ name: 'test', model, modelRetry: { maxAttempts: 1 } });
 
       const handle = agent.execute({ messages: 'hi' });
       const chunks = await collect(handle);
@@ -484,7 +485,8 @@ describe('Agent run failures', () => {
   it('a model error after a tool turn keeps every call answered in history', async () => {
     const { model } = await scripted([
       { toolCalls: [{ id: 'c1', name: 'add', arguments: { a: 1, b: 2 } }] },
-      { status: 500, error: 'Overloaded' },
+      // A 400: not retried (see model-retry-policy.ts), so the run fails after the tool turn.
+      { status: 400, error: 'Bad request' },
     ]);
     const agent = new Agent({ name: 'test', model, tools: [addTool()] });
 

@@ -191,7 +191,7 @@ describe('openaiResponsesModel', () => {
     expect(Date.now() - startedAt).toBeLessThan(1_000);
     expect(server.requests).toHaveLength(3);
     expect(error.code).toBe('model_error');
-    expect(error.details).toEqual({ status: 429 });
+    expect(error.details).toEqual({ status: 429, retryAfterMs: 0 });
     expect(error.message).toContain('Slow down.');
   });
 
