@@ -62,6 +62,7 @@ export type {
   ChatToolProgress,
 } from './chat/chat-message.ts';
 export { toolCallOutcome, type ToolCallOutcome } from './chat/tool-call-outcome.ts';
+export type { ChatModelRetry } from './chat/chat-model-retry.ts';
 export {
   SwitchboardError,
   isSwitchboardError,

@@ -176,6 +176,43 @@ describe('useAgent', () => {
     expect(result.current.status).toBe('idle');
   });
 
+  it('exposes modelRetry while a rate-limited model call waits, and clears it on stop', async () => {
+    await restart([
+      { status: 429, error: 'Slow down.', headers: { 'retry-after': '60' } },
+      { text: 'never asked' },
+    ]);
+    const agent = makeAgent();
+    const { result } = renderHook(() => useAgent(agent));
+    expect(result.current.modelRetry).toBeUndefined();
+    let sending: Promise<{ status: string }> | undefined;
+    act(() => {
+      sending = result.current.send('hi');
+    });
+    await waitFor(() => expect(result.current.modelRetry).toBeDefined());
+    const retry = result.current.modelRetry;
+    expect(retry).toMatchObject({
+      kind: 'retry',
+      model: 'openai-chat/scripted',
+      attempt: 2,
+      maxAttempts: 3,
+      // The provider's 60 s, cut to the policy's default maxDelayMs.
+      delayMs: 30_000,
+      code: 'model_error',
+      status: 429,
+    });
+    expect(retry?.reason).toContain('Slow down.');
+    expect(retry?.retryAt).toBeGreaterThan(Date.now());
+    expect(result.current.status).toBe('streaming');
+    let outcome: string | undefined;
+    await act(async () => {
+      result.current.stop();
+      outcome = (await sending)?.status;
+    });
+    expect(outcome).toBe('cancelled');
+    expect(result.current.modelRetry).toBeUndefined();
+    expect(model.requests).toHaveLength(1);
+  });
+
   it('exposes interrupts, and approve() runs the held call and finishes the run', async () => {
     await restart([
       { toolCalls: [{ name: 'remove_file', arguments: { path: 'a.txt' }, id: 'call_rm' }] },

@@ -3,6 +3,7 @@ import {
   SwitchboardError,
   type Agent,
   type ChatMessage,
+  type ChatModelRetry,
   type ChatSnapshot,
   type ChatStatus,
   type McpAuthorizeOutcome,
@@ -37,6 +38,13 @@ export interface UseAgentResult {
   interrupts: readonly Interrupt[];
   /** The last run's error (or an invalid answer's), cleared by the next `send` or `resolve`. */
   error: SwitchboardError | undefined;
+  /**
+   * While the streaming run's model call is tried again (the agent's `modelRetry` policy and
+   * `fallbackModels`): the model, the attempt, why, and when it starts (`retryAt`, ms since the
+   * epoch), e.g. to show "Rate limited, retrying in 3 s". `undefined` otherwise; it clears at the
+   * model's first output and when the run ends.
+   */
+  modelRetry: ChatModelRetry | undefined;
   /**
    * Sends a user message; resolves with the run's result (never rejects for run failures).
    *
@@ -88,6 +96,7 @@ function isUrgent(previous: ChatSnapshot, next: ChatSnapshot): boolean {
     next.status !== 'streaming' ||
     previous.interrupts !== next.interrupts ||
     previous.error !== next.error ||
+    previous.modelRetry !== next.modelRetry ||
     previous.serversNeedingAuth !== next.serversNeedingAuth ||
     previous.threadId !== next.threadId
   );
@@ -205,6 +214,7 @@ export function useAgent(
     status: snapshot.status,
     interrupts: snapshot.interrupts,
     error: snapshot.error,
+    modelRetry: snapshot.modelRetry,
     send,
     stop,
     resolve,

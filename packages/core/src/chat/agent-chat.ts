@@ -7,7 +7,8 @@ import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import type { ChatMessage } from './chat-message.ts';
 import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
-import { endedView, withoutError, type ChatSnapshot } from './chat-snapshot.ts';
+import { nextModelRetry } from './chat-model-retry.ts';
+import { endedView, withModelRetry, withoutError, type ChatSnapshot } from './chat-snapshot.ts';
 import { RunFollower } from './follow-run.ts';
 import {
   serversNeedingAuth,
@@ -224,11 +225,15 @@ export class AgentChat extends Store<ChatSnapshot> {
       this.set((snapshot) => {
         const messages = applyChunk(snapshot.messages, chunk, assistantId);
         const interrupts = chunk.type === 'run.paused' ? chunk.interrupts : snapshot.interrupts;
-        if (messages === snapshot.messages && interrupts === snapshot.interrupts) return snapshot;
-        return { ...snapshot, messages, interrupts };
+        const modelRetry = nextModelRetry(snapshot.modelRetry, chunk, Date.now());
+        const changed = messages !== snapshot.messages || interrupts !== snapshot.interrupts;
+        const next = changed ? { ...snapshot, messages, interrupts } : snapshot;
+        return withModelRetry(next, modelRetry);
       });
     }
     this.#run = undefined;
+    // A run that ended without a terminal chunk (it always has one) leaves no retry shown.
+    this.set((snapshot) => withModelRetry(snapshot, undefined));
     const result = await run.result();
     const failed = result.status === 'failed' ? result.error : undefined;
     if (failed !== undefined && elsewhere?.(failed) === true) await this.#reload();

@@ -2,6 +2,7 @@ import type { RunResult } from '../agent/run-result.ts';
 import type { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { ChatMessage } from './chat-message.ts';
+import type { ChatModelRetry } from './chat-model-retry.ts';
 
 /**
  * What a chat is doing. `paused`: interrupts wait for the human. `running-elsewhere`: the
@@ -26,6 +27,11 @@ export interface ChatSnapshot {
    * show a "Connect" button that calls `AgentChat.connect`. Kept current while subscribed.
    */
   serversNeedingAuth: readonly string[];
+  /**
+   * While the streaming run's model call is tried again (a retry after a wait, or a fallback
+   * model): what failed and when the next attempt starts. Absent otherwise.
+   */
+  modelRetry?: ChatModelRetry;
 }
 
 /** `snapshot` without its `error` (a new send or answer clears it; the key goes, too). */
@@ -33,6 +39,17 @@ export function withoutError(snapshot: ChatSnapshot): ChatSnapshot {
   const rest = { ...snapshot };
   delete rest.error;
   return rest;
+}
+
+/** `snapshot` with `modelRetry` set, or without the key when `modelRetry` is undefined. */
+export function withModelRetry(
+  snapshot: ChatSnapshot,
+  modelRetry: ChatModelRetry | undefined,
+): ChatSnapshot {
+  if (snapshot.modelRetry === modelRetry) return snapshot;
+  const rest = { ...snapshot };
+  delete rest.modelRetry;
+  return modelRetry === undefined ? rest : { ...rest, modelRetry };
 }
 
 /**
