@@ -1,6 +1,7 @@
 import { elicitationDraftKey, InterruptView, type UseAgentResult } from '@switchboard/react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ChatMessageView } from './chat-message-view.tsx';
+import { ModelRetryNotice } from './model-retry-notice.tsx';
 import { describeSignInFailure } from '../sign-in-failure.ts';
 import { messageOf } from '../message-of.ts';
 
@@ -55,6 +56,7 @@ export function ChatPanel({
     connect,
     authorizeAndResume,
     threadId,
+    modelRetry,
   } = chat;
   const [draft, setDraft] = useState('');
   const [sendProblem, setSendProblem] = useState<string | undefined>();
@@ -145,10 +147,15 @@ export function ChatPanel({
             Running in another tab… this conversation updates here when that run ends.
           </p>
         )}
-        {streaming && lastMessage?.role !== 'assistant' && (
-          <p className="chat__thinking" data-testid="chat-thinking">
-            Thinking…
-          </p>
+        {streaming && modelRetry !== undefined ? (
+          <ModelRetryNotice retry={modelRetry} />
+        ) : (
+          streaming &&
+          lastMessage?.role !== 'assistant' && (
+            <p className="chat__thinking" data-testid="chat-thinking">
+              Thinking…
+            </p>
+          )
         )}
         {interrupts.length > 0 && (
           <section className="interrupts" aria-label="Waiting for you" data-testid="interrupts">
