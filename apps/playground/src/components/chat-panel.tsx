@@ -25,6 +25,7 @@ export const suggestions: readonly Suggestion[] = [
   { text: 'connect my calendar', shows: 'URL consent' },
   { text: 'find a tool for invoices', shows: 'a deferred tool via tool_search' },
   { text: 'show me an image', shows: 'an image result' },
+  { text: 'simulate a rate limit', shows: 'a model retry after HTTP 429' },
 ];
 
 /**
