@@ -149,7 +149,7 @@ export function ChatPanel({
           </p>
         )}
         {streaming && modelRetry !== undefined ? (
-          <ModelRetryNotice retry={modelRetry} />
+          <ModelRetryNotice key={modelRetry.retryAt} retry={modelRetry} />
         ) : (
           streaming &&
           lastMessage?.role !== 'assistant' && (

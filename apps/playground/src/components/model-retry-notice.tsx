@@ -20,14 +20,16 @@ export function describeModelRetry(retry: ChatModelRetry, now: number): string {
   return `${why} — ${when} (attempt ${retry.attempt} of ${retry.maxAttempts})…`;
 }
 
-/** The thinking indicator during a retry wait, updated every second until the attempt starts. */
+/**
+ * The thinking indicator during a retry wait, updated every second until the attempt starts.
+ * Render it with a `key` per retry (e.g. `retryAt`), so each retry starts from its own clock.
+ */
 export function ModelRetryNotice({ retry }: { retry: ChatModelRetry }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
-    setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
-  }, [retry]);
+  }, []);
   return (
     <p
       className="chat__thinking"

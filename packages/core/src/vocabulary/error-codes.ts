@@ -133,7 +133,12 @@ export interface SwitchboardErrorDetails {
    * stream rather than an answer (refused, reset, cut before the final event, an error event
    * mid-stream).
    */
-  model_error: { status?: number; retryAfterMs?: number; overloaded?: boolean; transient?: boolean };
+  model_error: {
+    status?: number;
+    retryAfterMs?: number;
+    overloaded?: boolean;
+    transient?: boolean;
+  };
   /** The run's `maxTurns`. */
   max_turns_exceeded: { maxTurns: number };
   /** What was invalid (an error name). */
