@@ -276,6 +276,49 @@ describe('model retries in the run loop', () => {
     expectEveryCallAnsweredOnce(row?.items ?? []);
   });
 
+  it('keeps the failed attempts across a pause and a resume by a new agent, and never repeats the stored call', async () => {
+    const deleted: string[] = [];
+    const deleteFile = tool({
+      name: 'delete_file',
+      description: 'Deletes a file.',
+      input: z.object({ path: z.string() }),
+      needsApproval: true,
+      execute: ({ path }) => {
+        deleted.push(path);
+        return `Deleted ${path}.`;
+      },
+    });
+    const { server, model } = await serve('chat-completions', [
+      { status: 503, error: 'Try again.' },
+      { toolCalls: [{ name: 'delete_file', arguments: { path: 'notes.txt' } }] },
+      { text: 'Deleted.' },
+    ]);
+    const history = new MemoryHistoryStore();
+    const options = { name: 'a', model, tools: [deleteFile], history, modelRetry: FAST };
+    const paused = await new Agent(options).execute({ messages: 'delete notes.txt' }).result();
+    expect(paused.status).toBe('paused');
+    expect(server.requests).toHaveLength(2);
+
+    // A reload: a new Agent over the same history answers the approval.
+    const [call] = paused.interrupts;
+    const resumed = await new Agent(options)
+      .execute({
+        threadId: paused.threadId,
+        resolutions: [{ callId: call?.callId ?? '', action: 'approve' }],
+      })
+      .result();
+    expect(resumed.status).toBe('completed');
+    expect(deleted).toEqual(['notes.txt']);
+    // The stored tool-call answer was not asked for again: one more request, for the last turn.
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests[2]?.messages.at(-1)).toMatchObject({ role: 'tool' });
+    const [row] = await history.loadRuns(paused.threadId);
+    expect(row?.modelFailures).toEqual([
+      expect.objectContaining({ attempt: 1, status: 503, then: { action: 'retry', delayMs: 5 } }),
+    ]);
+    expectEveryCallAnsweredOnce(row?.items ?? []);
+  });
+
   it('stops at once during a retry wait', async () => {
     const { server, model } = await serve('chat-completions', [
       { status: 429, error: 'Slow down.', headers: { 'retry-after': '3600' } },

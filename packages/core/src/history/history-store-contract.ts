@@ -124,6 +124,25 @@ export function describeHistoryStore(
       const first = makeRun('t1', 'r1', 1_000, [userMessage('Hello'), assistantMessage('Hi')], {
         usage: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 2 },
         lastSequence: 7,
+        modelFailures: [
+          {
+            model: 'anthropic/claude',
+            attempt: 1,
+            code: 'model_error',
+            status: 529,
+            message: 'The model provider is overloaded (HTTP 529).',
+            then: { action: 'fallback', to: 'openai-chat/backup' },
+            at: 900,
+          },
+          {
+            model: 'openai-chat/backup',
+            attempt: 1,
+            code: 'timeout',
+            message: 'No answer in time.',
+            then: { action: 'retry', delayMs: 1000 },
+            at: 950,
+          },
+        ],
       });
       const second = makeRun(
         't1',
