@@ -173,6 +173,64 @@ describe.each<WireFormat>(['chat-completions', 'responses', 'anthropic-messages'
       expect(fallback.server.requests).toHaveLength(0);
     });
 
+    it('falls back at once on an overloaded error event before any output', async () => {
+      const primary = await serve(format, [{ text: 'lost', streamError: { afterChunks: 1 } }]);
+      const backup = await serve(format, [{ text: 'From the backup.' }], 'backup');
+      const agent = new Agent({
+        name: 'a',
+        model: primary.model,
+        modelRetry: FAST,
+        fallbackModels: [backup.model],
+      });
+      const { chunks, result } = await finish(agent.execute({ messages: 'hi' }));
+      expect(result.status).toBe('completed');
+      expect(ofType(chunks, 'model.retry')).toEqual([]);
+      expect(ofType(chunks, 'model.fallback')).toEqual([
+        expect.objectContaining({ to: `${PROVIDER[format]}/backup`, code: 'model_error' }),
+      ]);
+      expect(
+        ofType(chunks, 'text.delta')
+          .map((chunk) => chunk.delta)
+          .join(''),
+      ).toBe('From the backup.');
+    });
+
+    it('retries a server error event before any output on the same model', async () => {
+      const type = format === 'anthropic-messages' ? 'api_error' : 'server_error';
+      const { server, model } = await serve(format, [
+        { text: 'lost', streamError: { afterChunks: 1, type, message: 'Internal error' } },
+        { text: 'Recovered.' },
+      ]);
+      const agent = new Agent({ name: 'a', model, modelRetry: FAST });
+      const { chunks, result } = await finish(agent.execute({ messages: 'hi' }));
+      expect(result.status).toBe('completed');
+      expect(ofType(chunks, 'model.retry')).toEqual([
+        expect.objectContaining({ attempt: 2, code: 'model_error', delayMs: 5 }),
+      ]);
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('never retries after an error event that followed text', async () => {
+      const { server, model } = await serve(format, [
+        { text: 'one two three four five six', streamError: { afterChunks: 5 } },
+        { text: 'never asked' },
+      ]);
+      const backup = await serve(format, [{ text: 'never asked either' }], 'backup');
+      const agent = new Agent({
+        name: 'a',
+        model,
+        modelRetry: FAST,
+        fallbackModels: [backup.model],
+      });
+      const { chunks, result } = await finish(agent.execute({ messages: 'hi' }));
+      expect(result.status).toBe('failed');
+      expect(ofType(chunks, 'text.delta').length).toBeGreaterThan(0);
+      expect(ofType(chunks, 'model.retry')).toEqual([]);
+      expect(ofType(chunks, 'model.fallback')).toEqual([]);
+      expect(server.requests).toHaveLength(1);
+      expect(backup.server.requests).toHaveLength(0);
+    });
+
     it('falls back at once when the provider says it is overloaded', async () => {
       const overloaded: ScriptedReply =
         format === 'anthropic-messages'
@@ -317,6 +375,19 @@ describe('model retries in the run loop', () => {
       expect.objectContaining({ attempt: 1, status: 503, then: { action: 'retry', delayMs: 5 } }),
     ]);
     expectEveryCallAnsweredOnce(row?.items ?? []);
+  });
+
+  it('never retries a Responses error event that blames the request', async () => {
+    const { server, model } = await serve('responses', [
+      { streamError: { afterChunks: 1, type: 'invalid_prompt', message: 'Invalid prompt' } },
+      { text: 'never asked' },
+    ]);
+    const agent = new Agent({ name: 'a', model, modelRetry: FAST });
+    const { chunks, result } = await finish(agent.execute({ messages: 'hi' }));
+    expect(result.status).toBe('failed');
+    expect(result.error?.message).toContain('Invalid prompt');
+    expect(ofType(chunks, 'model.retry')).toEqual([]);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('stops at once during a retry wait', async () => {

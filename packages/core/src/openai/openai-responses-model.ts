@@ -171,17 +171,19 @@ async function* streamResponses(
           if (event.response.usage) usage = toUsage(event.response.usage);
           finished = true;
           break;
-        case 'response.failed':
+        case 'response.failed': {
+          const message = event.response.error?.message ?? 'no reason given';
           throw new SwitchboardError(
             'model_error',
-            `The model provider reported a failed response: ${
-              event.response.error?.message ?? 'no reason given'
-            }.`,
+            `The model provider reported a failed response: ${message}.`,
+            { details: streamErrorFacts(event.response.error?.code, message) },
           );
+        }
         case 'error':
           throw new SwitchboardError(
             'model_error',
             `The model provider reported an error: ${event.message}.`,
+            { details: streamErrorFacts(event.code, event.message) },
           );
         default:
           break;
@@ -217,4 +219,18 @@ function toUsage(usage: ResponseUsage): Usage {
   const reasoning = usage.output_tokens_details?.reasoning_tokens;
   if (typeof reasoning === 'number') normalised.reasoningTokens = reasoning;
   return normalised;
+}
+
+/**
+ * The retry facts of an error the Responses stream reported (see `ModelRetryPolicy`): a server
+ * error or a rate limit mid-stream is transient; an overload is said in its message; anything
+ * else (an invalid prompt, a refused image) is the request's fault and is not.
+ */
+function streamErrorFacts(
+  code: string | null | undefined,
+  message: string,
+): { transient?: boolean; overloaded?: boolean } {
+  const overloaded = /\boverloaded\b|\bunavailable\b/i.test(message);
+  const transient = overloaded || code === 'server_error' || code === 'rate_limit_exceeded';
+  return { ...(transient ? { transient } : {}), ...(overloaded ? { overloaded } : {}) };
 }
