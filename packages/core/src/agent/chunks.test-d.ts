@@ -16,6 +16,11 @@ if (chunk.type === 'run.paused') {
 }
 if (chunk.type === 'run.completed') expectTypeOf(chunk.usage).toEqualTypeOf<Usage>();
 if (chunk.type === 'run.failed') expectTypeOf(chunk.error).toEqualTypeOf<SwitchboardError>();
+if (chunk.type === 'model.retry') {
+  expectTypeOf(chunk.delayMs).toEqualTypeOf<number>();
+  expectTypeOf(chunk.status).toEqualTypeOf<number | undefined>();
+}
+if (chunk.type === 'model.fallback') expectTypeOf(chunk.to).toEqualTypeOf<string>();
 
 // Every chunk carries its run and its place in the run.
 expectTypeOf(chunk.runId).toEqualTypeOf<string>();
