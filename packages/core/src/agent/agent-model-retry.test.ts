@@ -434,5 +434,33 @@ describe('model retries in the run loop', () => {
     expect(() => agent.execute({ messages: 'hi', modelRetry: { maxAttempts: 0 } })).toThrow(
       /maxAttempts/,
     );
+    expect(() => new Agent({ name: 'a', model, modelRetry: { jitter: 2 } })).toThrow(/jitter/);
+  });
+
+  it('takes the run fallback models instead of the agent ones', async () => {
+    const primary = await serve('chat-completions', [{ status: 529, error: 'Overloaded' }]);
+    const agentBackup = await serve('chat-completions', [{ text: 'agent backup' }], 'agent-backup');
+    const runBackup = await serve('anthropic-messages', [{ text: 'run backup' }], 'run-backup');
+    const agent = new Agent({
+      name: 'a',
+      model: primary.model,
+      modelRetry: FAST,
+      fallbackModels: [agentBackup.model],
+    });
+    const { chunks, result } = await finish(
+      agent.execute({ messages: 'hi', fallbackModels: [runBackup.model] }),
+    );
+    expect(result.status).toBe('completed');
+    expect(ofType(chunks, 'model.fallback').map((chunk) => chunk.to)).toEqual([
+      'anthropic/run-backup',
+    ]);
+    expect(agentBackup.server.requests).toHaveLength(0);
+
+    // `[]`: no fallback for this run; the overloaded model is retried, then the run fails.
+    const alone = await finish(agent.execute({ messages: 'hi', fallbackModels: [] }));
+    expect(alone.result.status).toBe('failed');
+    expect(ofType(alone.chunks, 'model.retry')).toHaveLength(2);
+    expect(ofType(alone.chunks, 'model.fallback')).toEqual([]);
+    expect(agentBackup.server.requests).toHaveLength(0);
   });
 });
