@@ -88,6 +88,24 @@ export function toolCallTurn(
   ];
 }
 
+/**
+ * A turn whose model call fails before any output, as a provider adapter reports it: a
+ * `model_error` with `details.status` (and `retryAfterMs` in ms, `overloaded`) — e.g.
+ * `failedTurn(429, { retryAfterMs: 0 })`, then `textTurn('…')`, to test how an app shows the
+ * agent's `model.retry` (see `ModelRetryPolicy`: 408, 409, 429 and 5xx are retried, other
+ * statuses are not).
+ */
+export function failedTurn(
+  status: number,
+  facts: { retryAfterMs?: number; overloaded?: boolean } = {},
+): MockTurn {
+  return () => {
+    throw new SwitchboardError('model_error', `The mock model failed (HTTP ${status}).`, {
+      details: { status, ...facts },
+    });
+  };
+}
+
 let callCounter = 0;
 
 /** Call ids unique across turns and models in one process (a model never reuses one in a thread). */

@@ -7,7 +7,7 @@ import type { McpServer } from '../mcp/mcp-server.ts';
 import { tool } from '../tools/tool.ts';
 import { collectRun, ofType } from './collect-run.ts';
 import { linkedMcpServer } from './linked-mcp-server.ts';
-import { mockModel, textTurn, toolCallTurn } from './mock-model.ts';
+import { failedTurn, mockModel, textTurn, toolCallTurn } from './mock-model.ts';
 
 const servers: McpServer[] = [];
 afterEach(async () => {
@@ -37,6 +37,25 @@ function filesServer(deleted: string[]): McpServer {
 }
 
 describe('@switchboard/core/testing', () => {
+  it('failedTurn fails a model call the agent retries (429) or not (401)', async () => {
+    const model = mockModel([failedTurn(429, { retryAfterMs: 0 }), textTurn('Got through.')]);
+    const agent = new Agent({ name: 'test', model });
+    const { chunks, result } = await collectRun(agent.execute({ messages: 'hi' }));
+    expect(result.status).toBe('completed');
+    expect(ofType(chunks, 'model.retry')).toEqual([
+      expect.objectContaining({ model: 'mock/mock', attempt: 2, delayMs: 0, status: 429 }),
+    ]);
+    expect(model.requests).toHaveLength(2);
+
+    const refused = mockModel([failedTurn(401), textTurn('never')]);
+    const failed = await collectRun(
+      new Agent({ name: 'test', model: refused }).execute({ messages: 'hi' }),
+    );
+    expect(failed.result.error?.details).toEqual({ status: 401 });
+    expect(ofType(failed.chunks, 'model.retry')).toEqual([]);
+    expect(refused.requests).toHaveLength(1);
+  });
+
   it('mockModel streams its turns and records requests; collectRun drains a run', async () => {
     const getTime = tool({
       name: 'get_time',
