@@ -76,6 +76,7 @@ export type {
   RunStatus,
   ThreadSummary,
 } from './history/history-store.ts';
+export { titleFromItems } from './history/history-store.ts';
 export { Store } from './internal/store.ts';
 export { MemoryHistoryStore } from './history/memory-history-store.ts';
 export {
