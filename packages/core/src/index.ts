@@ -114,7 +114,12 @@ export {
   type McpTransportKind,
   type ToolNameList,
 } from './mcp/mcp-server.ts';
-export type { SchemaCache, SchemaCacheCallOptions, SchemaCacheEntry } from './mcp/schema-cache.ts';
+export type {
+  SchemaCache,
+  SchemaCacheCallOptions,
+  SchemaCacheChange,
+  SchemaCacheEntry,
+} from './mcp/schema-cache.ts';
 export { MemorySchemaCache, type MemorySchemaCacheOptions } from './mcp/memory-schema-cache.ts';
 export {
   IndexedDbSchemaCache,
