@@ -170,7 +170,7 @@ export class RedisSchemaCache implements SchemaCache {
     this.#client = undefined;
     this.#subscriber = undefined;
     this.#subscribed = undefined;
-    await Promise.all(connections.map((connection) => closeClient(connection)));
+    await Promise.all(connections.map((connection) => closeClient(connection, this.#timeoutMs)));
   }
 
   async #announce(client: Client, change: SchemaCacheChange): Promise<void> {
@@ -208,7 +208,7 @@ export class RedisSchemaCache implements SchemaCache {
     const subscriber = this.#subscriber;
     this.#subscriber = undefined;
     this.#subscribed = undefined;
-    await closeClient(subscriber);
+    await closeClient(subscriber, this.#timeoutMs);
   }
 
   /**
@@ -239,6 +239,8 @@ export class RedisSchemaCache implements SchemaCache {
         throw error;
       },
     );
+    // Handled here so that a failed connection nobody awaits is no unhandled rejection.
+    ready.catch(() => undefined);
     return { client, ready };
   }
 
@@ -288,13 +290,24 @@ export class RedisSchemaCache implements SchemaCache {
   }
 }
 
-/** Closes a client whether or not it finished connecting; never rejects. */
-async function closeClient(connection: Connecting | undefined): Promise<void> {
+/**
+ * Closes a client whether or not it finished connecting; never rejects. A client still
+ * connecting is given up to `timeoutMs` to finish first: node-redis cannot destroy a socket that
+ * is still opening (it would open afterwards and keep the process alive).
+ */
+async function closeClient(connection: Connecting | undefined, timeoutMs: number): Promise<void> {
   if (connection === undefined) return;
-  const { client } = connection;
+  const { client, ready } = connection;
+  if (!client.isReady && client.isOpen) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      ready.catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
   if (client.isReady) await client.close().catch(() => client.destroy());
   else if (client.isOpen) client.destroy();
-  await connection.ready.catch(() => undefined);
 }
 
 function parseChange(message: string): SchemaCacheChange | undefined {
