@@ -25,7 +25,9 @@ export type PostgresHistoryStoreOptions = (
   | {
       /**
        * A libpq connection string (`postgres://user:password@host:5432/database`); the store
-       * makes its own `pg` pool and ends it on {@link PostgresHistoryStore.close}.
+       * makes its own `pg` pool and ends it on {@link PostgresHistoryStore.close}. Its time
+       * limits: 10 s to connect, 10 s to wait for a lock (another process writing the same run),
+       * 60 s for a transaction left idle. A pool you pass carries your own limits.
        */
       connectionString: string;
       pool?: never;
@@ -86,7 +88,14 @@ export class PostgresHistoryStore implements HistoryStore {
       this.#pool = options.pool;
       this.#ownsPool = false;
     } else {
-      this.#pool = new pg.Pool({ connectionString: options.connectionString });
+      // Nothing waits without a time limit: connecting, waiting for a run's lock (another
+      // process writing it), and a transaction left open by a stuck client.
+      this.#pool = new pg.Pool({
+        connectionString: options.connectionString,
+        connectionTimeoutMillis: 10_000,
+        lock_timeout: 10_000,
+        idle_in_transaction_session_timeout: 60_000,
+      });
       // An idle connection the server ended (restart, failover) is dropped from the pool, and the
       // next call connects afresh; unhandled, `pg` would crash the process with it.
       this.#pool.on('error', () => undefined);

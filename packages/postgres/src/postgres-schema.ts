@@ -5,6 +5,9 @@ export const SCHEMA_VERSION = 1;
 
 /** The quoted, schema-qualified names of the store's tables. */
 export interface TableNames {
+  /** The schema's name, unquoted. */
+  name: string;
+  /** The schema's name, quoted. */
   schema: string;
   version: string;
   threads: string;
@@ -23,6 +26,7 @@ export function tableNames(schema: string): TableNames | undefined {
   if (!IDENTIFIER.test(schema)) return undefined;
   const quoted = `"${schema}"`;
   return {
+    name: schema,
     schema: quoted,
     version: `${quoted}.switchboard_schema_version`,
     threads: `${quoted}.switchboard_threads`,
@@ -84,7 +88,12 @@ export async function migrate(client: PoolClient, names: TableNames): Promise<vo
     await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
       `switchboard-postgres-schema:${names.schema}`,
     ]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${names.schema}`);
+    // Only when missing: CREATE SCHEMA checks the CREATE privilege on the database even with
+    // IF NOT EXISTS, which a role that may only use an existing schema lacks.
+    const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
+      names.name,
+    ]);
+    if (rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${names.schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${names.version} (version integer NOT NULL)`);
     const { rows } = await client.query<{ version: number }>(
       `SELECT max(version) AS version FROM ${names.version}`,
