@@ -8,8 +8,9 @@ import { defineConfig } from 'vitest/config';
 const sourceCondition = '@switchboard/source';
 
 /**
- * Root Vitest config. Three projects (docs/architecture.md, "The repository"):
+ * Root Vitest config. Five projects (docs/architecture.md, "The repository"):
  * - core-node: the core package under Node, including integration tests against real servers.
+ * - stores: @switchboard/redis and @switchboard/postgres against real servers they start.
  * - core-browser-like: core tests that need browser globals (DOM, IndexedDB via fake-indexeddb).
  * - react: hooks and components under jsdom.
  * - playground: the playground's components under jsdom.
@@ -33,6 +34,17 @@ export default defineConfig({
           exclude: ['**/*.browser.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
+        },
+      },
+      {
+        // Inherit the root's resolve conditions (the workspace packages from source).
+        extends: true,
+        test: {
+          name: 'stores',
+          environment: 'node',
+          include: ['packages/redis/src/**/*.test.ts', 'packages/postgres/src/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       {

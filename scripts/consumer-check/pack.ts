@@ -20,12 +20,18 @@ const FORBIDDEN = [
 ];
 
 /**
- * Builds (`prepack`) and packs `@switchboard/core` then `@switchboard/react` into `destination`,
+ * Builds (`prepack`) and packs `@switchboard/core`, `@switchboard/react`, `@switchboard/redis` and
+ * `@switchboard/postgres`, in that order, into `destination`,
  * and checks that no tarball holds a forbidden path.
  */
 export async function packPackages(root: string, destination: string): Promise<PackedPackage[]> {
   const packed: PackedPackage[] = [];
-  for (const workspace of ['@switchboard/core', '@switchboard/react']) {
+  for (const workspace of [
+    '@switchboard/core',
+    '@switchboard/react',
+    '@switchboard/redis',
+    '@switchboard/postgres',
+  ]) {
     const { stdout } = await run(
       'npm',
       ['pack', '--workspace', workspace, '--pack-destination', destination, '--json', '--silent'],

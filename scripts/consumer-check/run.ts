@@ -1,6 +1,7 @@
 /**
  * The consumer check (`npm run test:consumer`, part of `npm test`): Switchboard as a user meets
- * it. Packs `@switchboard/core` and `@switchboard/react`, checks what the tarballs hold (no test,
+ * it. Packs `@switchboard/core`, `@switchboard/react`, `@switchboard/redis` and
+ * `@switchboard/postgres`, checks what the tarballs hold (no test,
  * fixture, server or source file) with publint and arethetypeswrong, installs them into fresh
  * projects outside this repository (not workspaces), and there
  * 1. runs examples/node-agent under plain `node` against the demo MCP server over HTTP and the
@@ -11,14 +12,20 @@
  * 4. type-checks examples/react-chat plus every entry point (module nodenext, then
  *    moduleResolution bundler; strict, skipLibCheck false), `vite build`s it, serves the build
  *    and drives it in Chromium: a message is answered through a tool call and an approval, with
- *    no console error.
+ *    no console error;
+ * 5. runs and type-checks a server-side consumer of the Redis and PostgreSQL stores (below).
  * Every server binds 127.0.0.1 and is stopped at the end; the temporary projects are removed.
  */
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDemoServer, startScriptedModelServer } from '@switchboard/fixtures';
+import {
+  startDemoServer,
+  startPostgresServer,
+  startRedisServer,
+  startScriptedModelServer,
+} from '@switchboard/fixtures';
 import { chatInChromium } from './chat-in-chromium.ts';
 import { lintPackages, packPackages, type PackedPackage } from './pack.ts';
 import { npmInstall, run } from './shell.ts';
@@ -162,6 +169,74 @@ async function reactConsumer(work: string, packed: PackedPackage[], urls: Urls):
   }
 }
 
+/**
+ * 5. A server-side consumer of `@switchboard/redis` and `@switchboard/postgres`: installs the
+ *    core, redis and postgres tarballs, runs projects/server-stores.mjs under plain node against
+ *    throwaway Redis and PostgreSQL servers (an agent run stored in PostgreSQL, tools listed from
+ *    Redis by a second set of stores), then type-checks it (checkJs, module nodenext).
+ */
+async function serverStoresConsumer(
+  work: string,
+  packed: PackedPackage[],
+  urls: Urls,
+): Promise<string> {
+  const directory = await freshProject(work, 'server-stores');
+  await step('server stores consumer: npm install (core, redis, postgres tarballs, zod, …)', () =>
+    npmInstall(directory, [
+      ...packed.map((entry) => entry.tarball),
+      'zod@^4.0.0',
+      TYPESCRIPT,
+      TYPES_NODE,
+    ]),
+  );
+  await cp(join(projects, 'server-stores.mjs'), join(directory, 'server-stores.mjs'));
+  const [redis, postgres] = await Promise.all([startRedisServer(), startPostgresServer()]);
+  try {
+    const { stdout } = await step(
+      'server stores consumer: an agent on PostgreSQL + Redis under plain node',
+      () =>
+        run(process.execPath, ['server-stores.mjs'], {
+          cwd: directory,
+          env: {
+            DATABASE_URL: postgres.connectionString,
+            REDIS_URL: redis.url,
+            MCP_URL: urls.mcp,
+          },
+          timeoutMs: 60_000,
+        }),
+    );
+    for (const expected of [
+      'first: completed',
+      'tools, cached',
+      '1 run, thread "read notes.txt"',
+    ]) {
+      if (!stdout.includes(expected)) {
+        throw new Error(`server-stores printed no "${expected}":\n${stdout}`);
+      }
+    }
+    await step('server stores consumer: tsc --checkJs, module nodenext, skipLibCheck false', () =>
+      tsc(
+        directory,
+        {
+          compilerOptions: {
+            ...strict,
+            allowJs: true,
+            checkJs: true,
+            module: 'nodenext',
+            lib: ['ES2023'],
+            types: ['node'],
+          },
+          files: ['server-stores.mjs'],
+        },
+        'server-stores',
+      ),
+    );
+    return stdout;
+  } finally {
+    await Promise.allSettled([redis.close(), postgres.close()]);
+  }
+}
+
 interface Urls {
   model: string;
   mcp: string;
@@ -172,24 +247,29 @@ const model = await startScriptedModelServer();
 const demo = await startDemoServer();
 try {
   const urls: Urls = { model: `${model.url}/v1`, mcp: demo.modernUrl };
-  const packed = await step('npm pack @switchboard/core, @switchboard/react (builds dist/)', () =>
-    packPackages(root, work),
+  const packed = await step(
+    'npm pack @switchboard/core, @switchboard/react, @switchboard/redis, @switchboard/postgres (builds dist/)',
+    () => packPackages(root, work),
   );
   for (const entry of packed) {
     console.log(
       `  ${entry.name}: ${kib(entry.size)} packed, ${kib(entry.unpackedSize)} unpacked, ${entry.files.length} files`,
     );
   }
-  await step('publint --strict and attw --profile esm-only on both tarballs', () =>
+  await step('publint --strict and attw --profile esm-only on every tarball', () =>
     lintPackages(root, packed),
   );
-  const [core] = packed;
-  if (core === undefined) throw new Error('no core tarball');
+  const [core, react, redis, postgres] = packed;
+  if (core === undefined || react === undefined || redis === undefined || postgres === undefined) {
+    throw new Error('a tarball is missing');
+  }
   const nodeOutput = await nodeConsumer(work, core, urls);
   console.log(nodeOutput.trim().replace(/^/gm, '  | '));
   console.log((await zod3Consumer(work, core)).trim().replace(/^/gm, '  | '));
-  const chat = await reactConsumer(work, packed, urls);
+  const chat = await reactConsumer(work, [core, react], urls);
   console.log(chat.trim().replace(/^/gm, '  | '));
+  const stores = await serverStoresConsumer(work, [core, redis, postgres], urls);
+  console.log(stores.trim().replace(/^/gm, '  | '));
   console.log('Consumer check passed.');
 } finally {
   await Promise.allSettled([model.close(), demo.close()]);

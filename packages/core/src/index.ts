@@ -81,6 +81,7 @@ export type {
   RunStatus,
   ThreadSummary,
 } from './history/history-store.ts';
+export { titleFromItems } from './history/history-store.ts';
 export { Store } from './internal/store.ts';
 export { MemoryHistoryStore } from './history/memory-history-store.ts';
 export {
@@ -118,7 +119,12 @@ export {
   type McpTransportKind,
   type ToolNameList,
 } from './mcp/mcp-server.ts';
-export type { SchemaCache, SchemaCacheCallOptions, SchemaCacheEntry } from './mcp/schema-cache.ts';
+export type {
+  SchemaCache,
+  SchemaCacheCallOptions,
+  SchemaCacheChange,
+  SchemaCacheEntry,
+} from './mcp/schema-cache.ts';
 export { MemorySchemaCache, type MemorySchemaCacheOptions } from './mcp/memory-schema-cache.ts';
 export {
   IndexedDbSchemaCache,

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const sourceRoot = dirname(fileURLToPath(import.meta.url));
 const repositoryRoot = resolve(sourceRoot, '../../..');
 
-/** Every public entry: the `exports` of packages/core and packages/react (as source). */
+/** Every public entry: the `exports` of the published packages (as source). */
 const entries: Record<string, string> = {
   '@switchboard/core': join(sourceRoot, 'index.ts'),
   '@switchboard/core/node': join(sourceRoot, 'node/index.ts'),
@@ -19,6 +19,8 @@ const entries: Record<string, string> = {
   '@switchboard/core/anthropic': join(sourceRoot, 'anthropic/index.ts'),
   '@switchboard/core/testing': join(sourceRoot, 'testing/index.ts'),
   '@switchboard/react': join(repositoryRoot, 'packages/react/src/index.ts'),
+  '@switchboard/redis': join(repositoryRoot, 'packages/redis/src/index.ts'),
+  '@switchboard/postgres': join(repositoryRoot, 'packages/postgres/src/index.ts'),
 };
 
 /** `name (entry a, entry b)` for every name two entries export as different things. */

@@ -153,7 +153,11 @@ export interface HistoryStore {
   deleteThread(threadId: string, options?: { signal?: AbortSignal }): Promise<void>;
 }
 
-/** The title a thread gets from its first user message. */
+/**
+ * The title a thread gets from its first user message: whitespace collapsed, cut to 80
+ * characters (the 80th an ellipsis); `undefined` when `items` hold no user message. Every
+ * {@link HistoryStore} titles new threads by this rule.
+ */
 export function titleFromItems(items: readonly Item[]): string | undefined {
   for (const item of items) {
     if (item.type === 'message' && item.role === 'user') {

@@ -28,9 +28,20 @@ export interface SchemaCacheCallOptions {
 }
 
 /**
+ * A change to a {@link SchemaCache} that {@link SchemaCache.watch} reports: an entry stored (with
+ * its `storedAt`, which tells one listing from another), an entry deleted, or every entry
+ * cleared.
+ */
+export type SchemaCacheChange =
+  | { kind: 'set'; key: string; storedAt: number }
+  | { kind: 'delete'; key: string }
+  | { kind: 'clear' };
+
+/**
  * Where MCP clients keep tool listings between sessions (docs/architecture.md, "The life of an MCP
  * call"). Implementations:
- * `MemorySchemaCache` (per page or process) and `IndexedDbSchemaCache` (survives reloads).
+ * `MemorySchemaCache` (per page or process), `IndexedDbSchemaCache` (survives reloads) and,
+ * for servers, `RedisSchemaCache` in `@switchboard/redis` (shared by every process).
  *
  * Keys come from `schemaCacheKey` and contain no secrets. The client decides the TTL (it sets
  * `expiresAt`); caches only honour it: an entry whose `expiresAt` has passed is never returned
@@ -49,6 +60,14 @@ export interface SchemaCache {
   delete(key: string, options?: SchemaCacheCallOptions): Promise<void>;
   /** Removes every entry. */
   clear(options?: SchemaCacheCallOptions): Promise<void>;
+  /**
+   * Optional, for caches shared by several processes (`RedisSchemaCache` in
+   * `@switchboard/redis`): calls `listener` for every change any client of the shared cache
+   * makes, this one included. An `McpServer` holding a listing then drops it when another
+   * process re-listed after `list_changed` (and reads the new one from the cache) or
+   * invalidated it. Returns the function that stops the calls.
+   */
+  watch?(listener: (change: SchemaCacheChange) => void): () => void;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { McpConnectionInfo, McpConnectionPrior } from './connection/connect
 import { listAllTools } from './list-all-tools.ts';
 import type { McpServerOptions, McpToolDescriptor, ToolNameList } from './mcp-server-types.ts';
 import { mapProviderToolNames } from './provider-tool-names.ts';
-import type { SchemaCacheEntry } from './schema-cache.ts';
+import type { SchemaCache, SchemaCacheChange, SchemaCacheEntry } from './schema-cache.ts';
 import { schemaCacheKey } from './schema-cache-key.ts';
 import { SharedOperation } from './shared-operation.ts';
 
@@ -83,6 +83,10 @@ export class ToolCatalog {
   /** The 2026-07-28 `subscriptions/listen` stream that carries `list_changed`. */
   #subscription: Promise<McpSubscription | undefined> | undefined;
   #prior: McpConnectionPrior | undefined;
+  /** The schema cache key and `storedAt` of the listing held in {@link #tools}. */
+  #held: { key: string; storedAt: number } | undefined;
+  /** Stops the schema cache's change calls (a cache with `watch` only). */
+  #unwatchCache: (() => void) | undefined;
 
   constructor(host: ToolCatalogHost, options: ToolCatalogOptions) {
     this.#host = host;
@@ -142,6 +146,9 @@ export class ToolCatalog {
     const subscription = this.#subscription;
     this.#subscription = undefined;
     this.#tools = undefined;
+    this.#held = undefined;
+    this.#unwatchCache?.();
+    this.#unwatchCache = undefined;
     await (await subscription?.catch(() => undefined))?.close().catch(() => undefined);
   }
 
@@ -171,6 +178,7 @@ export class ToolCatalog {
     if (cache !== undefined && key !== undefined && !refresh) {
       const entry = await cache.get(key, signal === undefined ? {} : { signal });
       if (entry !== undefined) {
+        this.#hold(cache, key, entry.storedAt);
         this.#rememberPrior(entry);
         const tools = this.#describe(entry.tools as McpTool[]);
         this.#host.showTools(tools, entry);
@@ -197,12 +205,40 @@ export class ToolCatalog {
       if (info?.protocolVersion !== undefined) entry.protocolVersion = info.protocolVersion;
       if (info?.discover !== undefined) entry.discover = info.discover;
       if (info?.serverInfo !== undefined) entry.serverInfo = info.serverInfo;
+      // Held before the write, so that this cache's own change report is known as ours.
+      this.#hold(cache, key, now);
       await cache.set(key, entry, signal === undefined ? {} : { signal });
     }
     const tools = this.#describe(listed);
     this.#host.showTools(tools);
     this.#listenForChanges(runContext);
     return tools;
+  }
+
+  /** Notes the listing held, and follows the cache's changes when it reports them. */
+  #hold(cache: SchemaCache, key: string, storedAt: number): void {
+    this.#held = { key, storedAt };
+    if (cache.watch === undefined || this.#unwatchCache !== undefined) return;
+    this.#unwatchCache = cache.watch((change) => this.#cacheChanged(change));
+  }
+
+  /**
+   * Another client of a shared cache changed this server's entry: a listing stored by another
+   * process (it re-listed after `list_changed`) replaces the one held, read from the cache (no
+   * request to the server); a deleted entry (another process's `invalidate`) drops the held
+   * listing, so the next {@link list} asks again.
+   */
+  #cacheChanged(change: SchemaCacheChange): void {
+    const held = this.#held;
+    if (held === undefined || this.#tools === undefined) return;
+    if (change.kind !== 'clear' && change.key !== held.key) return;
+    if (change.kind === 'set' && change.storedAt === held.storedAt) return; // the listing held
+    this.#held = undefined;
+    this.#tools = undefined;
+    if (change.kind !== 'set') return;
+    const reloaded = this.#shareListing(this.#lastRunContext, false);
+    this.#tools = reloaded;
+    reloaded.promise.catch((error: unknown) => this.#host.refreshFailed(error));
   }
 
   /**

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeHistoryStore } from '../../core/src/history/history-store-contract.ts';
+import { describeRunClaims } from '../../core/src/agent/run-claims-contract.ts';
+import { PostgresTestDatabase } from './postgres-test-support.ts';
+import { PostgresHistoryStore } from './postgres-history-store.ts';
+import { isSwitchboardError } from '@switchboard/core';
+
+// One PostgreSQL server for this file (started on 127.0.0.1, stopped afterwards); a fresh schema
+// per test.
+let database: PostgresTestDatabase;
+beforeAll(async () => {
+  database = await PostgresTestDatabase.start();
+}, 60_000);
+afterAll(async () => {
+  await database.dispose();
+});
+
+describeHistoryStore('PostgresHistoryStore', () => {
+  const schema = database.freshSchema();
+  return {
+    store: database.store(schema),
+    reopen: () => database.store(schema),
+    dispose: () => database.closeStores(),
+  };
+});
+
+describeRunClaims('PostgresHistoryStore', async () => {
+  const schema = database.freshSchema();
+  const first = database.store(schema);
+  const second = database.store(schema);
+  // Both "processes" are up before the race (connected, schema checked), as two running servers
+  // are: otherwise the second's first connection makes it arrive after the first has finished,
+  // and it sees a completed run (`not_paused`) instead of racing for the claim.
+  await Promise.all([first.listThreads(), second.listThreads()]);
+  return { first, second, dispose: () => database.closeStores() };
+});
+
+describe('PostgresHistoryStore schema', () => {
+  it('creates its tables once when many stores start on an empty schema at once', async () => {
+    const schema = database.freshSchema();
+    const stores = Array.from({ length: 6 }, () => database.store(schema));
+    const listed = await Promise.all(stores.map((store) => store.listThreads()));
+    expect(listed).toEqual(stores.map(() => []));
+    await database.closeStores();
+  });
+
+  it('refuses a schema name that is not a plain identifier', () => {
+    const make = () =>
+      new PostgresHistoryStore({
+        connectionString: database.connectionString,
+        schema: 'x"; DROP TABLE y; --',
+      });
+    expect(make).toThrow(expect.objectContaining({ code: 'invalid_input' }));
+  });
+
+  it('fails with history_error when the database cannot be reached', async () => {
+    // A port nothing listens on: the connection is refused.
+    const store = new PostgresHistoryStore({
+      connectionString: 'postgres://postgres@127.0.0.1:1/postgres',
+    });
+    const error: unknown = await store.listThreads().catch((failure: unknown) => failure);
+    expect(isSwitchboardError(error, 'history_error')).toBe(true);
+    await store.close();
+  });
+});
