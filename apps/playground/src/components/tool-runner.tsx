@@ -104,6 +104,7 @@ export function ToolRunner({
           // Another tool starts with a fresh form and no result.
           key={`${entry.config.id}:${tool.name}`}
           tool={tool}
+          serverName={entry.config.name}
           run={(args, handlers) => runTool(entry.server, tool, args, handlers)}
           {...(entry.config.auth === 'oauth'
             ? { authorize: () => registry.authorize(entry.config.id) }
@@ -116,10 +117,13 @@ export function ToolRunner({
 
 function ToolForm({
   tool,
+  serverName,
   run,
   authorize,
 }: {
   tool: McpToolDescriptor;
+  /** The server's name, for error sentences. */
+  serverName: string;
   run: (
     args: Record<string, unknown>,
     handlers: Parameters<typeof runTool>[3],
@@ -239,7 +243,7 @@ function ToolForm({
             Called with <code>{formatArguments(outcome.args).replace(/\s+/g, ' ')}</code> in{' '}
             {outcome.durationMs} ms.
           </p>
-          <ToolOutputView output={outcome.output} />
+          <ToolOutputView output={outcome.output} server={serverName} />
           {needsSignIn && (
             <div className="sign-in__needed" data-testid="runner-needs-auth">
               <p>This server needs you to sign in (or to grant more access) for this tool.</p>

@@ -145,9 +145,35 @@ describe('describeError', () => {
         /^The answer was rejected: date \(must match format "date"\), name \(Required\)\. Correct them and try again\.$/,
     },
     {
+      name: "Switchboard's own check of a form answer (cfworker errors)",
+      error: new SwitchboardError(
+        'invalid_resolution',
+        'The answers for call c1 do not match the requested schema: #: Instance does not have required property "name".; #: Property "date" does not match schema.; #/date: String does not match format "date".',
+        { details: { callId: 'c1' } },
+      ),
+      sentence:
+        /^The answer was rejected: name \(Required\), date \(String does not match format "date"\)\. Correct them and try again\.$/,
+    },
+    {
       name: 'a short plain server error is quoted',
       error: new SwitchboardError('mcp_error', 'No such note.', { details: { code: -32000 } }),
       sentence: /^"demo" reported an error \(-32000\): No such note\.$/,
+    },
+    {
+      name: "toMcpError's server prefix is not repeated in the quote",
+      error: new SwitchboardError('mcp_error', `${where} returned error -32000: No such note`, {
+        details: { code: -32000 },
+      }),
+      sentence: /^"demo" reported an error \(-32000\): No such note\.$/,
+    },
+    {
+      name: 'a long plain tool failure: its first line, cut at a word',
+      error: new SwitchboardError(
+        'tool_execution_failed',
+        `The notes folder is read-only on this server, so ${'nothing could be written there '.repeat(5)}\nstack line`,
+      ),
+      sentence:
+        /^The tool failed: The notes folder is read-only on this server, so nothing could be written there nothing.*…$/,
     },
     {
       name: 'a model provider refusing the key',

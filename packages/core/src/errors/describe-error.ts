@@ -338,13 +338,20 @@ function modelSentence(status: number | undefined, quoted: string | undefined): 
 }
 
 /**
- * The message, when it is short plain prose worth quoting in a sentence: one line, at most 140
- * characters, no JSON, no backticks, no validator dump. Ends with a full stop.
+ * The message's first line, when it is plain prose worth quoting in a sentence: no JSON, no
+ * backticks, no validator dump; cut at a word to at most 140 characters; ends with a full stop.
  */
 function plainQuote(message: string): string | undefined {
-  const line = message.trim();
-  if (line === '' || line.length > maxQuoted || /[\n{}[\]`✖]/.test(line)) return undefined;
-  return /[.!?]$/.test(line) ? line : `${line}.`;
+  // `toMcpError`'s prefix names the server, which the sentence names already.
+  const own = message.replace(
+    /^MCP server "[^"]*" \([^)]*\) (?:returned error -?\d+|failed): /,
+    '',
+  );
+  const line = (own.trim().split('\n')[0] ?? '').trim();
+  if (line === '' || /[{}[\]`✖]/.test(line)) return undefined;
+  if (line.length <= maxQuoted) return /[.!?]$/.test(line) ? line : `${line}.`;
+  const cutAt = line.lastIndexOf(' ', maxQuoted - 1);
+  return `${line.slice(0, cutAt > 40 ? cutAt : maxQuoted - 1)}…`;
 }
 
 function causeOf(error: unknown): string | undefined {

@@ -14,11 +14,17 @@ const maxProblemLength = 80;
  * is not one: a JSON array of Zod issues (`[{ "path": [...], "message": ... }]`, what
  * `ZodError.message` is), Zod's `prettifyError` text (`✖ reason\n  → at path`), or Ajv's
  * `errorsText` (`data/date must match format "date", data must have required property 'name'`,
- * what the MCP SDK puts after "does not match requested schema"). At most 8 fields, each reason
+ * what the MCP SDK puts after "does not match requested schema"), or `@cfworker/json-schema`'s
+ * (`#/date: String does not match format "date".; #: Instance does not have required property
+ * "name".`, what Switchboard's own answer check says). At most 8 fields, each reason
  * cut to 80 characters, so a 3 KB dump becomes a short list.
  */
 export function invalidFieldsOf(message: string): InvalidField[] | undefined {
-  const found = zodIssuesOf(message) ?? prettifiedIssuesOf(message) ?? ajvIssuesOf(message);
+  const found =
+    zodIssuesOf(message) ??
+    prettifiedIssuesOf(message) ??
+    cfWorkerIssuesOf(message) ??
+    ajvIssuesOf(message);
   if (found === undefined || found.length === 0) return undefined;
   const unique = new Map<string, InvalidField>();
   for (const field of found) {
@@ -63,6 +69,29 @@ function prettifiedIssuesOf(message: string): InvalidField[] | undefined {
     });
   }
   return fields;
+}
+
+/**
+ * `@cfworker/json-schema` errors joined by `; `: `#/pointer: reason`. "Property "x" does not match
+ * schema." only repeats a more precise error of `#/x`, so it is skipped when that one is there.
+ */
+function cfWorkerIssuesOf(message: string): InvalidField[] | undefined {
+  const fields: InvalidField[] = [];
+  const summaries: InvalidField[] = [];
+  for (const match of message.matchAll(/#((?:\/[^:\s]*)?): ([^;]*?)(?=; #|$)/g)) {
+    const pointer = (match[1] ?? '').split('/').filter(Boolean).join('.');
+    const problem = (match[2] ?? '').trim();
+    const required = /^Instance does not have required property "([^"]+)"/.exec(problem);
+    const summary = /^Property "([^"]+)" does not match schema/.exec(problem);
+    const join = (name: string) => (pointer === '' ? name : `${pointer}.${name}`);
+    if (required !== null) fields.push({ path: join(required[1] ?? ''), problem: 'Required' });
+    else if (summary !== null) summaries.push({ path: join(summary[1] ?? ''), problem });
+    else if (!/^Instance does not match/.test(problem)) fields.push({ path: pointer, problem });
+  }
+  for (const summary of summaries) {
+    if (!fields.some((field) => field.path === summary.path)) fields.push(summary);
+  }
+  return fields.length === 0 ? undefined : fields;
 }
 
 /** Ajv's `errorsText`: `data/date must match format "date", data must have required property 'x'`. */
