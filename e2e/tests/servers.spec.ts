@@ -99,8 +99,16 @@ test.describe('servers that fail', () => {
 
     const card = serverCard(page, 'mine');
     await expect(card).toHaveAttribute('data-status', 'error');
-    await expect(card.getByTestId('server-error-code')).toHaveText('connection_refused');
-    await expect(card.getByTestId('server-error-message')).toContainText(
+    const failure = card.getByTestId('server-error');
+    await expect(failure.locator('.sb-error-sentence')).toHaveText(
+      'Could not reach "mine": it is not running, or it does not let this page in (CORS). Start it or allow this origin, then reconnect.',
+    );
+    // Unreachable: the one failure where waiting for the server and reconnecting helps.
+    await expect(failure.getByTestId('server-error-next')).toHaveText(
+      'The chat works without its tools. Reconnect when it is back.',
+    );
+    await expect(failure.locator('.sb-error-code')).toHaveText('connection_refused');
+    await expect(failure.locator('.sb-error-message')).toContainText(
       'Could not reach MCP server "mine"',
     );
     // Header values are masked.

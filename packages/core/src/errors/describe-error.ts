@@ -78,14 +78,16 @@ export function describeError(
 /**
  * Describes the error {@link ToolOutput} of a tool call (`isError`), by its `error.code` (a
  * {@link ToolErrorCode}); a tool's own failure (no code, or a code of the app's own) is quoted
- * when its text is short and plain. A validation dump becomes a list of fields.
+ * when its text is short and plain. A validation dump becomes a list of fields. The details'
+ * `message` is the output's `text`: what the model read.
  */
 export function describeToolError(
   output: ToolOutput,
   context: DescribeErrorContext = {},
 ): ErrorDescription {
   const code = output.error?.code ?? 'tool_execution_failed';
-  const message = output.error?.message ?? output.text;
+  // What the model read; the error's own message when the output has no text.
+  const message = output.text !== '' ? output.text : (output.error?.message ?? '');
   if (typeof code === 'number') {
     return describeCode('mcp_error', message, { code }, context, undefined);
   }
