@@ -105,7 +105,7 @@ test.describe('desktop', () => {
     await snap(page, {
       file: 'desktop-form.png',
       caption:
-        'A declined call says Declined, not Error; a server asks for a booking form (MCP elicitation).',
+        'A server asks for a booking form (MCP elicitation); what is typed survives a reload.',
     });
     await form.getByRole('button', { name: 'Cancel' }).click();
     await expectIdle(page);
