@@ -12,6 +12,7 @@ import { InterruptView, ToolProgressBar, type ResolutionAction } from '@switchbo
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { runTool } from '../run-tool.ts';
 import type { ServerRegistry } from '../server-registry.ts';
+import { MarkdownText } from './markdown-text.tsx';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
 import { describeSignInFailure } from '../sign-in-failure.ts';
 
@@ -198,7 +199,9 @@ function ToolForm({
 
   return (
     <section className="runner__tool" aria-label={`Run ${tool.originalName}`}>
-      {tool.description !== '' && <p className="runner__description">{tool.description}</p>}
+      {tool.description !== '' && (
+        <MarkdownText className="runner__description" text={tool.description} />
+      )}
       <Form
         className="sb-form runner__form"
         schema={schema}
