@@ -53,7 +53,11 @@ test.describe('approval', () => {
     const card = toolCard(page, 'demo_delete_file');
     await expect(card).toHaveAttribute('data-state', 'error');
     await expect(card.getByTestId('tool-call-state')).toHaveText('Declined');
-    await expect(card.getByTestId('tool-call-result')).toHaveText(
+    await expect(card.getByTestId('tool-error').locator('.sb-error-sentence')).toHaveText(
+      'You declined this tool call, so it did not run.',
+    );
+    // What the model read is one click away, under Details.
+    await expect(card.getByTestId('tool-error').locator('.sb-error-message')).toHaveText(
       'The user declined this tool call; it was not run.',
     );
     await expect(assistantTexts(page).last()).toHaveText(

@@ -71,6 +71,8 @@ test('the chat and an approval work from the keyboard alone', async ({ page }) =
   await expect(assistantTexts(page).last()).toHaveText(
     'The tool returned: Deleted notes.txt (demo: nothing was really deleted).',
   );
+  // Answered: focus is back where the user was.
+  await expect(page.getByTestId('chat-input')).toBeFocused();
   await expectIdle(page);
 
   // The suggestion buttons and the section tabs are buttons too.

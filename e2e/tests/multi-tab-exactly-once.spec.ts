@@ -92,8 +92,8 @@ test('a reload during a slow tool call leaves a thread that continues', async ({
   // The reloaded page shows the interrupted call with an unknown outcome, not stuck running.
   const recovered = toolCard(page, 'demo_slow_count');
   await expect(recovered).toHaveAttribute('data-state', 'error');
-  await expect(recovered.getByTestId('tool-call-result')).toContainText(
-    'The outcome of this tool call is unknown',
+  await expect(recovered.getByTestId('tool-error').locator('.sb-error-sentence')).toHaveText(
+    'The answer of this tool call was lost, so it may or may not have run. Check whether it took effect before running it again.',
   );
   await expectIdle(page);
   await expect(page.getByTestId('chat-error')).toHaveCount(0);

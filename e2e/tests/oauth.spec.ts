@@ -235,7 +235,9 @@ test('the Tool runner offers a sign-in when a call needs more scope (step-up)', 
   await expect(page.getByTestId('runner-tool')).toHaveValue('reset_demo_data');
   await page.getByTestId('runner-run').click();
   const outcome = page.getByTestId('runner-outcome');
-  await expect(outcome.getByTestId('tool-call-result')).toContainText('needs');
+  await expect(outcome.getByTestId('tool-error').locator('.sb-error-sentence')).toHaveText(
+    '"demo-oauth" needs you to sign in. Connect, then try again.',
+  );
   const stepUpOpened = context.waitForEvent('page');
   await outcome.getByTestId('runner-connect').click();
   const stepUp = await stepUpOpened;

@@ -99,8 +99,16 @@ test.describe('servers that fail', () => {
 
     const card = serverCard(page, 'mine');
     await expect(card).toHaveAttribute('data-status', 'error');
-    await expect(card.getByTestId('server-error-code')).toHaveText('connection_refused');
-    await expect(card.getByTestId('server-error-message')).toContainText(
+    const failure = card.getByTestId('server-error');
+    await expect(failure.locator('.sb-error-sentence')).toHaveText(
+      'Could not reach "mine": it is not running, or it does not let this page in (CORS). Start it or allow this origin, then reconnect.',
+    );
+    // Unreachable: the one failure where waiting for the server and reconnecting helps.
+    await expect(failure.getByTestId('server-error-next')).toHaveText(
+      'The chat works without its tools. Reconnect when it is back.',
+    );
+    await expect(failure.locator('.sb-error-code')).toHaveText('connection_refused');
+    await expect(failure.locator('.sb-error-message')).toContainText(
       'Could not reach MCP server "mine"',
     );
     // Header values are masked.
@@ -178,9 +186,37 @@ test.describe('servers that fail', () => {
 
     // What happened is in the server's traffic: a 404 for the old session, a new one, the retry.
     await card.locator('.traffic summary').click();
-    const expired = card.locator('[data-testid="traffic-entry"][data-status="404"]');
-    await expect(expired.first()).toContainText('session expired');
+    const expired = card.locator(
+      '[data-testid="traffic-entry"][data-status="404"]:has-text("POST tools/call")',
+    );
+    await expect(expired.first()).toContainText(
+      'the server does not know this session; the client opened a new session',
+    );
     await expect(card.getByTestId('traffic-list')).toContainText('POST initialize');
+  });
+
+  test('a GET stream refused with 404 is not called an expired session', async ({ page }) => {
+    privateServer = await startDemoServer({ toolCount: 0 });
+    privateServer.faults.getStream = 404;
+    await openPlayground(page, ['everything']);
+    await addServer(page, {
+      name: 'no-stream',
+      url: privateServer.legacyUrl,
+      protocol: '2025',
+      toolPrefix: 'old_',
+    });
+    await expectServerConnected(page, 'no-stream');
+    const card = serverCard(page, 'no-stream');
+    await card.locator('.traffic summary').click();
+    const refused = card.locator('[data-testid="traffic-entry"][data-status="404"]');
+    await expect(refused.first()).toContainText('GET');
+    await expect(refused.first()).toContainText('no event stream for this session');
+    // The session is fine: no new one is opened, and no label says so.
+    await expect(card.getByTestId('traffic-list')).not.toContainText('new session');
+    await expect(card.getByTestId('traffic-list')).not.toContainText('expired');
+    await expect(
+      card.locator('[data-testid="traffic-entry"]:has-text("POST initialize")'),
+    ).toHaveCount(1);
   });
 });
 

@@ -121,7 +121,10 @@ test.describe('a failing model', () => {
     await sendMessage(page, 'what is 2 plus 3?');
     const error = page.getByTestId('chat-error');
     await expect(error).toHaveAttribute('role', 'alert');
-    await expect(error).toContainText('model_error', { timeout: 20_000 });
+    await expect(error.locator('.sb-error-sentence')).toHaveText(/^The model could not answer/, {
+      timeout: 20_000,
+    });
+    await expect(error.locator('.sb-error-code')).toHaveText('model_error');
     await expectIdle(page);
 
     await chooseScripted(page);

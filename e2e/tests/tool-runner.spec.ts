@@ -73,3 +73,21 @@ test('the runner answers a form pushed by a 2025-era server', async ({ page }) =
   const result = page.getByTestId('runner-outcome').getByTestId('tool-call-result');
   await expect(result).toContainText('- Name: Linus');
 });
+
+test("a tool's Markdown description is formatting, and its error one sentence", async ({
+  page,
+}) => {
+  await openPlayground(page, ['demo']);
+  await openInRunner(page, 'demo', 'fail');
+  const description = page.getByTestId('tool-runner').locator('.runner__description');
+  await expect(description.locator('code')).toHaveText('isError: true');
+  await expect(description).toHaveText('Always returns a tool error (isError: true).');
+
+  await page.getByTestId('runner-run').click();
+  const failure = page.getByTestId('runner-outcome').getByTestId('tool-error');
+  await expect(failure.locator('.sb-error-sentence')).toHaveText(
+    'The tool failed: This tool always fails (demo).',
+  );
+  // A record, not news: no alert role inside a result.
+  await expect(failure).not.toHaveAttribute('role', 'alert');
+});

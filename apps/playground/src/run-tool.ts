@@ -1,4 +1,5 @@
 import {
+  describeError,
   isSwitchboardError,
   type InputRequest,
   type Interrupt,
@@ -8,7 +9,6 @@ import {
   type ToolOutput,
   type ToolProgress,
 } from '@switchboard/core';
-import { messageOf } from './message-of.ts';
 
 /** What {@link runTool} needs from the page while the tool runs. */
 export interface RunToolHandlers {
@@ -62,7 +62,7 @@ export async function runTool(
   } catch (error) {
     const failure = isSwitchboardError(error)
       ? { code: error.code, message: error.message }
-      : { code: 'error', message: messageOf(error) };
+      : { code: 'error', message: describeError(error).details.message };
     return { text: failure.message, isError: true, error: failure };
   }
 }

@@ -1,22 +1,11 @@
-import { isSwitchboardError } from '@switchboard/core';
-import { messageOf } from './message-of.ts';
+import { describeError, isSwitchboardError } from '@switchboard/core';
 
-/** A sentence for a failed sign-in (never a token: the errors carry none). */
+/**
+ * A sentence for a failed sign-in (never a token: the errors carry none): `describeError`'s, so
+ * that a sign-in failure reads the same here as in every `<ErrorNotice>`.
+ */
 export function describeSignInFailure(error: unknown): string {
-  if (isSwitchboardError(error, 'needs_auth')) {
-    switch (error.details?.['reason']) {
-      case 'closed':
-        return 'The sign-in window was closed before you finished. Connect to try again.';
-      case 'denied':
-        return `Sign-in was refused. ${error.message}`;
-      case 'timeout':
-        return 'The sign-in took too long. Connect to try again.';
-      case 'state_mismatch':
-        return 'The answer from the sign-in page did not match this request, so it was ignored. Connect to try again.';
-      default:
-        return `Sign-in did not finish: ${error.message}`;
-    }
-  }
   if (isSwitchboardError(error, 'aborted')) return 'Sign-in was cancelled.';
-  return `Sign-in failed: ${messageOf(error)}`;
+  const { sentence } = describeError(error);
+  return isSwitchboardError(error, 'needs_auth') ? sentence : `Sign-in failed. ${sentence}`;
 }

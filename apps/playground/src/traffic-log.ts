@@ -24,8 +24,8 @@ const maxEntries = 60;
 /**
  * The recent HTTP traffic of one MCP server, newest last, as a `Store` (`subscribe` /
  * `getSnapshot`). Shown in the Servers panel so that server developers see what the client
- * sends: the era probe, `initialize`, the GET stream, calls, a 404 for an expired session and
- * the retry on a new session.
+ * sends: the era probe, `initialize`, the GET stream, calls, a 404 for an unknown session and,
+ * only when the client then opens one, that it opened a new session.
  */
 export class TrafficLog extends Store<readonly TrafficEntry[]> {
   #nextId = 1;
@@ -34,19 +34,35 @@ export class TrafficLog extends Store<readonly TrafficEntry[]> {
     super([]);
   }
 
+  /** Replaces the note of an entry (what the client did about it became known later). */
+  annotate(id: number, note: string): void {
+    this.set((entries) =>
+      entries.map((existing) => (existing.id === id ? { ...existing, note } : existing)),
+    );
+  }
+
   /** Records a request; returns a function that completes its entry. */
   start(entry: Omit<TrafficEntry, 'id' | 'at'>): (result: Partial<TrafficEntry>) => void {
+    return this.startWithId(entry).done;
+  }
+
+  /** {@link start}, with the entry's id (for {@link annotate}). */
+  startWithId(entry: Omit<TrafficEntry, 'id' | 'at'>): {
+    id: number;
+    done: (result: Partial<TrafficEntry>) => void;
+  } {
     const id = this.#nextId;
     this.#nextId += 1;
     const at = Date.now();
     this.set((entries) => [...entries, { ...entry, id, at }].slice(-maxEntries));
-    return (result) => {
+    const done = (result: Partial<TrafficEntry>) => {
       this.set((entries) =>
         entries.map((existing) =>
           existing.id === id ? { ...existing, ...result, durationMs: Date.now() - at } : existing,
         ),
       );
     };
+    return { id, done };
   }
 }
 
@@ -77,6 +93,9 @@ export interface ServerFetchOptions {
  */
 export function createServerFetch(options: ServerFetchOptions): typeof fetch {
   const { log, known2025 } = options;
+  // 404s of requests that carried a session id, until the client opens a new session (an
+  // `initialize`): only then is "the session expired, a new one was opened" true.
+  let sessionMisses: { id: number; note: string }[] = [];
   return async (input, init) => {
     const method = (
       init?.method ?? (input instanceof Request ? input.method : 'GET')
@@ -95,7 +114,13 @@ export function createServerFetch(options: ServerFetchOptions): typeof fetch {
       );
     }
     const elsewhere = otherTarget(input, options.serverUrl);
-    const done = log.start({
+    if (rpc.rpcMethod === 'initialize' && elsewhere === undefined) {
+      for (const miss of sessionMisses) {
+        log.annotate(miss.id, `${miss.note}; the client opened a new session`);
+      }
+      sessionMisses = [];
+    }
+    const { id, done } = log.startWithId({
       method,
       ...(rpc.rpcMethod === undefined ? {} : { rpcMethod: rpc.rpcMethod }),
       ...(rpc.toolName === undefined ? {} : { toolName: rpc.toolName }),
@@ -103,12 +128,9 @@ export function createServerFetch(options: ServerFetchOptions): typeof fetch {
     });
     try {
       const response = await (options.fetch ?? globalThis.fetch)(input, init);
-      const sessionExpired =
-        response.status === 404 && new Headers(init?.headers).has('mcp-session-id');
-      done({
-        status: response.status,
-        ...(sessionExpired ? { note: 'session expired: the client opens a new one' } : {}),
-      });
+      const note = notFoundNote(method, response.status, new Headers(init?.headers));
+      done({ status: response.status, ...(note === undefined ? {} : { note }) });
+      if (note !== undefined && elsewhere === undefined) sessionMisses.push({ id, note });
       return response;
     } catch (error) {
       const aborted = error instanceof DOMException && error.name === 'AbortError';
@@ -116,6 +138,18 @@ export function createServerFetch(options: ServerFetchOptions): typeof fetch {
       throw error;
     }
   };
+}
+
+/**
+ * What a 404 to a request with a session id means, as far as this one response tells: a POST's
+ * session is unknown to the server; a GET found no event stream (the server may not offer one,
+ * or the session is gone). Whether the client opened a new session is added once it does.
+ */
+function notFoundNote(method: string, status: number, headers: Headers): string | undefined {
+  if (status !== 404 || !headers.has('mcp-session-id')) return undefined;
+  return method === 'GET'
+    ? 'no event stream for this session'
+    : 'the server does not know this session';
 }
 
 /**

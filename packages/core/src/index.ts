@@ -70,6 +70,14 @@ export {
   type SwitchboardErrorDetails,
   type SwitchboardErrorDetailsOf,
 } from './errors/switchboard-error.ts';
+export {
+  describeError,
+  describeToolError,
+  type DescribeErrorContext,
+  type ErrorDescription,
+  type ErrorDescriptionDetails,
+  type InvalidField,
+} from './errors/describe-error.ts';
 export type {
   CompareAndSetResult,
   HistoryStore,

@@ -88,7 +88,7 @@ describe('ApprovalDialog', () => {
     });
   });
 
-  it('focuses Reject for a tool that may be destructive, not for a read-only one', () => {
+  it('focuses Reject for a tool that may be destructive, the dialog itself for a read-only one', () => {
     render(<ApprovalDialog interrupt={approval()} onResolve={() => undefined} />);
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Reject' }));
     cleanup();
@@ -98,7 +98,20 @@ describe('ApprovalDialog', () => {
         onResolve={() => undefined}
       />,
     );
-    expect(document.activeElement).toBe(document.body);
+    expect(document.activeElement).toBe(screen.getByRole('region'));
+  });
+
+  it('gives focus back to where it was once it is answered (unmounted)', () => {
+    const composer = document.createElement('textarea');
+    document.body.append(composer);
+    composer.focus();
+    const { unmount } = render(
+      <ApprovalDialog interrupt={approval()} onResolve={() => undefined} />,
+    );
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Reject' }));
+    unmount();
+    expect(document.activeElement).toBe(composer);
+    composer.remove();
   });
 
   it('sends approve and reject, shows the message, and disables both while an answer is pending', async () => {

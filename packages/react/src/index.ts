@@ -21,6 +21,7 @@ export {
 export { UrlElicitation, type UrlElicitationProps } from './url-elicitation.tsx';
 export { describeUrl, type UrlDescription } from './describe-url.ts';
 export { ApprovalDialog, type ApprovalDialogProps } from './approval-dialog.tsx';
+export { ErrorNotice, type ErrorNoticeProps } from './error-notice.tsx';
 export { ToolProgressBar, type ToolProgressBarProps } from './tool-progress-bar.tsx';
 export { InterruptView, type InterruptViewProps } from './interrupt-view.tsx';
 export { AuthorizationPrompt, type AuthorizationPromptProps } from './authorization-prompt.tsx';

@@ -1,9 +1,13 @@
-import { elicitationDraftKey, InterruptView, type UseAgentResult } from '@switchboard/react';
+import {
+  elicitationDraftKey,
+  ErrorNotice,
+  InterruptView,
+  type UseAgentResult,
+} from '@switchboard/react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ChatMessageView } from './chat-message-view.tsx';
 import { ModelRetryNotice } from './model-retry-notice.tsx';
 import { describeSignInFailure } from '../sign-in-failure.ts';
-import { messageOf } from '../message-of.ts';
 
 /** A phrase the scripted model understands, and the feature it shows. */
 export interface Suggestion {
@@ -60,7 +64,8 @@ export function ChatPanel({
     modelRetry,
   } = chat;
   const [draft, setDraft] = useState('');
-  const [sendProblem, setSendProblem] = useState<string | undefined>();
+  // What `send` threw (the failure itself: `<ErrorNotice>` describes it).
+  const [sendProblem, setSendProblem] = useState<{ failure: unknown } | undefined>();
   const listEnd = useRef<HTMLDivElement>(null);
   const streaming = status === 'streaming';
   // Another tab (or client) runs this thread: it would refuse a new message until that run ends.
@@ -78,7 +83,7 @@ export function ChatPanel({
     setDraft('');
     setSendProblem(undefined);
     send(trimmed).catch((failure: unknown) => {
-      setSendProblem(messageOf(failure));
+      setSendProblem({ failure });
     });
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
@@ -181,15 +186,20 @@ export function ChatPanel({
         <div ref={listEnd} />
       </div>
       {error !== undefined && (
-        <div className="error-box chat__error" role="alert" data-testid="chat-error">
-          <strong>The run failed</strong> <code>{error.code}</code>
-          <p>{error.message}</p>
-        </div>
+        <ErrorNotice
+          error={error}
+          title="The run failed"
+          className="chat__error"
+          data-testid="chat-error"
+        />
       )}
       {sendProblem !== undefined && (
-        <div className="error-box chat__error" role="alert" data-testid="chat-send-error">
-          {sendProblem}
-        </div>
+        <ErrorNotice
+          error={sendProblem.failure}
+          title="Not sent"
+          className="chat__error"
+          data-testid="chat-send-error"
+        />
       )}
       {serversNeedingAuth.length > 0 && (
         <ul className="auth-banners" aria-label="Servers waiting for you to sign in">

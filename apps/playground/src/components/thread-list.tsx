@@ -1,7 +1,6 @@
 import type { HistoryStore, ThreadSummary } from '@switchboard/core';
-import { useThreads } from '@switchboard/react';
+import { ErrorNotice, useThreads } from '@switchboard/react';
 import { useState, type FormEvent } from 'react';
-import { messageOf } from '../message-of.ts';
 
 /**
  * The threads kept in this browser (IndexedDB), most recent first: open, rename, delete, new.
@@ -27,14 +26,15 @@ export function ThreadList({
   className?: string;
 }) {
   const threads = useThreads(history);
-  const [problem, setProblem] = useState<string | undefined>();
+  // What failed ("Could not delete the thread") and the error, for an `<ErrorNotice>`.
+  const [problem, setProblem] = useState<{ title: string; error: unknown } | undefined>();
 
   const act = async (action: () => Promise<void>, failure: string) => {
     setProblem(undefined);
     try {
       await action();
     } catch (error) {
-      setProblem(`${failure}: ${messageOf(error)}`);
+      setProblem({ title: failure, error });
     }
     await threads.invalidate();
   };
@@ -59,16 +59,12 @@ export function ThreadList({
       <div className="panel__body">
         <p className="panel__note">Kept in this browser (IndexedDB).</p>
         {problem !== undefined && (
-          <p className="problem" role="alert">
-            {problem}
-          </p>
+          <ErrorNotice error={problem.error} title={problem.title} data-testid="threads-problem" />
         )}
         {threads.isPending ? (
           <p className="muted">Loading…</p>
         ) : threads.isError ? (
-          <p className="problem" role="alert">
-            Could not read the threads: {threads.error.message}
-          </p>
+          <ErrorNotice error={threads.error} title="Could not read the threads" />
         ) : threads.data.length === 0 ? (
           <p className="muted">No threads yet: send a message.</p>
         ) : (

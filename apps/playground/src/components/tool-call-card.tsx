@@ -40,7 +40,12 @@ export function ToolCallCard({ part }: { part: ChatToolCallPart }) {
           <ToolProgressBar progress={progress} label={`Progress of ${part.toolName}`} />
         </div>
       )}
-      {output !== undefined && <ToolOutputView output={output} />}
+      {output !== undefined && (
+        <ToolOutputView
+          output={output}
+          {...(part.server === undefined ? {} : { server: part.server })}
+        />
+      )}
     </article>
   );
 }

@@ -1,26 +1,29 @@
 import type { ToolOutput, ToolResultPart } from '@switchboard/core';
+import { ErrorNotice } from '@switchboard/react';
 
 /**
  * A tool's result — text, images, audio, resources and structured content. Tool output is
  * untrusted: text is rendered as text, media only as base64 `data:` URLs of a matching type.
+ * An error output is an `<ErrorNotice>`: one sentence, and what the model read under Details.
  */
-export function ToolOutputView({ output }: { output: ToolOutput }) {
+export function ToolOutputView({ output, server }: { output: ToolOutput; server?: string }) {
   const failed = output.isError === true;
   return (
     <div className="tool-output" data-testid="tool-output">
-      <h4>{failed ? 'Error' : 'Result'}</h4>
-      {output.text !== '' && (
-        <pre
-          className={`code-block tool-output__text${failed ? ' tool-output__text--error' : ''}`}
-          data-testid="tool-call-result"
-        >
-          {output.text}
-        </pre>
-      )}
-      {failed && output.error !== undefined && (
-        <p className="tool-output__code">
-          Error code <code data-testid="tool-error-code">{String(output.error.code)}</code>
-        </p>
+      <h4>{failed ? 'Did not succeed' : 'Result'}</h4>
+      {failed ? (
+        <ErrorNotice
+          output={output}
+          announce="none"
+          data-testid="tool-error"
+          {...(server === undefined ? {} : { server })}
+        />
+      ) : (
+        output.text !== '' && (
+          <pre className="code-block tool-output__text" data-testid="tool-call-result">
+            {output.text}
+          </pre>
+        )
       )}
       {output.parts?.map((part, index) => (
         <ResultPart key={index} part={part} />

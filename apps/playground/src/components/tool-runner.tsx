@@ -12,6 +12,7 @@ import { InterruptView, ToolProgressBar, type ResolutionAction } from '@switchbo
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { runTool } from '../run-tool.ts';
 import type { ServerRegistry } from '../server-registry.ts';
+import { MarkdownText } from './markdown-text.tsx';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
 import { describeSignInFailure } from '../sign-in-failure.ts';
 
@@ -104,6 +105,7 @@ export function ToolRunner({
           // Another tool starts with a fresh form and no result.
           key={`${entry.config.id}:${tool.name}`}
           tool={tool}
+          serverName={entry.config.name}
           run={(args, handlers) => runTool(entry.server, tool, args, handlers)}
           {...(entry.config.auth === 'oauth'
             ? { authorize: () => registry.authorize(entry.config.id) }
@@ -116,10 +118,13 @@ export function ToolRunner({
 
 function ToolForm({
   tool,
+  serverName,
   run,
   authorize,
 }: {
   tool: McpToolDescriptor;
+  /** The server's name, for error sentences. */
+  serverName: string;
   run: (
     args: Record<string, unknown>,
     handlers: Parameters<typeof runTool>[3],
@@ -194,7 +199,9 @@ function ToolForm({
 
   return (
     <section className="runner__tool" aria-label={`Run ${tool.originalName}`}>
-      {tool.description !== '' && <p className="runner__description">{tool.description}</p>}
+      {tool.description !== '' && (
+        <MarkdownText className="runner__description" text={tool.description} />
+      )}
       <Form
         className="sb-form runner__form"
         schema={schema}
@@ -239,7 +246,7 @@ function ToolForm({
             Called with <code>{formatArguments(outcome.args).replace(/\s+/g, ' ')}</code> in{' '}
             {outcome.durationMs} ms.
           </p>
-          <ToolOutputView output={outcome.output} />
+          <ToolOutputView output={outcome.output} server={serverName} />
           {needsSignIn && (
             <div className="sign-in__needed" data-testid="runner-needs-auth">
               <p>This server needs you to sign in (or to grant more access) for this tool.</p>

@@ -42,8 +42,8 @@ export interface McpErrorContext {
  * - `connection_lost`: the connection or the event stream carrying the answer broke, or the
  *   transport closed (stdio child exited) while a request was pending (a tool call that meets
  *   this is reported as `outcome_unknown` by `callMcpTool`: the server may have run it);
- * - `http_status`: the server answered a non-2xx status (`details.status`; the message holds a
- *   short excerpt of the body, at most 300 characters);
+ * - `http_status`: the server answered a non-2xx status (`details.status`; the message and
+ *   `details.body` hold a short excerpt of the body, at most 300 characters);
  * - `connection_refused`: the server could not be reached. In a browser the message adds what a
  *   server must allow for cross-origin use (CORS), since browsers report a refused connection
  *   and a CORS rejection alike as a bare `TypeError`;
@@ -108,11 +108,11 @@ export function toMcpError(
   }
   const http = findHttpStatus(error);
   if (http !== undefined) {
-    const body = http.body === undefined || http.body === '' ? '' : `: ${excerpt(http.body)}`;
+    const body = http.body === undefined || http.body === '' ? undefined : excerpt(http.body);
     return new SwitchboardError(
       'http_status',
-      `${where} answered HTTP ${http.status}${http.statusText ? ` ${http.statusText}` : ''}${body}`,
-      { cause: error, details: { status: http.status } },
+      `${where} answered HTTP ${http.status}${http.statusText ? ` ${http.statusText}` : ''}${body === undefined ? '' : `: ${body}`}`,
+      { cause: error, details: { status: http.status, ...(body === undefined ? {} : { body }) } },
     );
   }
   // A drop first: undici wraps a connection the server reset or closed mid-request in the same

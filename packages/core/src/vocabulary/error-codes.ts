@@ -98,8 +98,11 @@ export type AuthorizationFailureReason =
  * wrapped copy), whose shape the compiler cannot see; Switchboard sets them as documented.
  */
 export interface SwitchboardErrorDetails {
-  /** The HTTP status; `hint` names a known cause the message explains. */
-  http_status: { status?: number; hint?: 'expose-mcp-session-id' };
+  /**
+   * The HTTP status; `hint` names a known cause the message explains; `body` is an excerpt of
+   * the response body (whitespace collapsed, at most 300 characters), when it had one.
+   */
+  http_status: { status?: number; hint?: 'expose-mcp-session-id'; body?: string };
   /**
    * `authorizationUrl`: where the user signs in (an MCP server's first sign-in). `reason`: why an
    * interactive authorization failed; with `denied`, the server's OAuth `error` and

@@ -1,5 +1,6 @@
 import type { McpServerSnapshot, McpServerStatus } from '@switchboard/core';
-import { useMcpServerStatus } from '@switchboard/react';
+import { describeError } from '@switchboard/core';
+import { ErrorNotice, useMcpServerStatus } from '@switchboard/react';
 import type { ServerEntry, ServerRegistry } from '../../server-registry.ts';
 import { OAuthOffer } from './oauth-offer.tsx';
 import { ServerActions } from './server-actions.tsx';
@@ -60,18 +61,7 @@ export function ServerCard({
         </span>
       </header>
       <ServerFacts config={config} state={state} />
-      {failed && (
-        <div className="error-box" role="alert" data-testid="server-error">
-          <strong>Could not use this server</strong>{' '}
-          {state.error !== undefined && (
-            <code data-testid="server-error-code">{state.error.code}</code>
-          )}
-          <p data-testid="server-error-message">
-            {state.error?.message ?? 'The connection failed.'}
-          </p>
-          <p className="muted">The chat works without its tools. Reconnect when it is back.</p>
-        </div>
-      )}
+      {failed && <ServerFailure error={state.error} server={config.name} />}
       {offersOAuth && (
         <OAuthOffer
           onUseOAuth={() =>
@@ -104,6 +94,31 @@ export function ServerCard({
       />
       <TrafficView log={entry.traffic} />
     </article>
+  );
+}
+
+/**
+ * Why the server cannot be used, as an `<ErrorNotice>`. "Reconnect when it is back" only when
+ * the server could not be reached at all: when it answered (an HTTP status, CORS, protocol), a
+ * reconnect changes nothing until the server is fixed.
+ */
+function ServerFailure({ error, server }: { error: McpServerSnapshot['error']; server: string }) {
+  const failure = error ?? new Error('The connection failed.');
+  const unreachable = describeError(failure, { server }).unreachable;
+  return (
+    <ErrorNotice
+      error={failure}
+      server={server}
+      title="Could not use this server"
+      className="server-card__error"
+      data-testid="server-error"
+    >
+      <p className="muted" data-testid="server-error-next">
+        {unreachable
+          ? 'The chat works without its tools. Reconnect when it is back.'
+          : 'The chat works without its tools until the server is fixed.'}
+      </p>
+    </ErrorNotice>
   );
 }
 

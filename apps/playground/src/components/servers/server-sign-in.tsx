@@ -1,6 +1,6 @@
+import { describeError } from '@switchboard/core';
 import type { UseMcpServerStatusResult } from '@switchboard/react';
 import { useState } from 'react';
-import { messageOf } from '../../message-of.ts';
 import { describeSignInFailure } from '../../sign-in-failure.ts';
 import { SignedInAccount } from './signed-in-account.tsx';
 
@@ -45,7 +45,7 @@ export function ServerSignIn({
       () => setPhase('idle'),
       (error: unknown) => {
         setPhase('idle');
-        setFailure(`Could not sign out: ${messageOf(error)}`);
+        setFailure(`Could not sign out. ${describeError(error).sentence}`);
       },
     );
   };

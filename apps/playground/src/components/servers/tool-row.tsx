@@ -1,4 +1,5 @@
 import type { McpToolDescriptor } from '@switchboard/core';
+import { MarkdownText } from '../markdown-text.tsx';
 import { annotationBadges } from './annotation-badges.ts';
 
 /**
@@ -43,7 +44,9 @@ export function ToolRow({
           model sees <code>{tool.name}</code>
         </span>
       )}
-      {tool.description !== '' && <p className="tool-row__description">{tool.description}</p>}
+      {tool.description !== '' && (
+        <MarkdownText className="tool-row__description" text={tool.description} />
+      )}
       {badges.length > 0 && (
         <ul className="badges" aria-label="Annotations (hints from the server)">
           {badges.map((badge) => (
