@@ -105,7 +105,18 @@ export {
   McpServer,
   mcpServer,
   type McpAuthorizeOutcome,
+  type McpCompletion,
+  type McpCompletionReference,
   type McpHeaders,
+  type McpPrompt,
+  type McpPromptArgument,
+  type McpPromptMessage,
+  type McpPromptResult,
+  type McpResource,
+  type McpResourceContents,
+  type McpResourceSubscription,
+  type McpResourceTemplate,
+  type ResourceOperationOptions,
   type McpServerOptions,
   type McpServerSnapshot,
   type McpServerStatus,
@@ -113,6 +124,7 @@ export {
   type McpTransportKind,
   type ToolNameList,
 } from './mcp/mcp-server.ts';
+export { DEFAULT_MAX_RESOURCE_BYTES } from './mcp/resource-types.ts';
 export type { SchemaCache, SchemaCacheCallOptions, SchemaCacheEntry } from './mcp/schema-cache.ts';
 export { MemorySchemaCache, type MemorySchemaCacheOptions } from './mcp/memory-schema-cache.ts';
 export {
