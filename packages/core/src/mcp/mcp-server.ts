@@ -443,7 +443,10 @@ export class McpServer extends Store<McpServerSnapshot> {
       return result;
     } catch (error) {
       const failure = toMcpError(error, this.#where, signal);
-      if (failure.code !== 'aborted' && (serverErrorsFail || failure.code !== 'mcp_error')) {
+      // The server answered (with its own error): it is connected.
+      if (!serverErrorsFail && failure.code === 'mcp_error')
+        this.#syncInfo(connection, 'connected');
+      else if (failure.code !== 'aborted') {
         const status = failure.code === 'needs_auth' ? 'needs-auth' : 'error';
         this.set({ ...this.getSnapshot(), status, error: failure });
       }
