@@ -409,6 +409,7 @@ export class McpServer extends Store<McpServerSnapshot> {
       timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxTotalTimeoutMs: this.#options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS,
       authorizationInterrupts,
+      relistTool: (name) => this.#catalog.relist(name),
       onNeedsAuth: (error) => {
         // One call refused for want of (more) authorization — a step-up to a wider scope, most
         // often — leaves a connected server usable for the others: the call's own interrupt or
