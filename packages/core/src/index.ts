@@ -125,6 +125,7 @@ export {
   type ToolNameList,
 } from './mcp/mcp-server.ts';
 export { DEFAULT_MAX_RESOURCE_BYTES } from './mcp/resource-types.ts';
+export { resourceParts } from './mcp/resource-parts.ts';
 export type { SchemaCache, SchemaCacheCallOptions, SchemaCacheEntry } from './mcp/schema-cache.ts';
 export { MemorySchemaCache, type MemorySchemaCacheOptions } from './mcp/memory-schema-cache.ts';
 export {
