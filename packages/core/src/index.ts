@@ -126,6 +126,11 @@ export {
 } from './mcp/mcp-server.ts';
 export { DEFAULT_MAX_RESOURCE_BYTES } from './mcp/resource-types.ts';
 export { resourceParts } from './mcp/resource-parts.ts';
+export {
+  READ_RESOURCE_NAME,
+  readResourceTool,
+  type ReadResourceToolOptions,
+} from './mcp/read-resource-tool.ts';
 export type { SchemaCache, SchemaCacheCallOptions, SchemaCacheEntry } from './mcp/schema-cache.ts';
 export { MemorySchemaCache, type MemorySchemaCacheOptions } from './mcp/memory-schema-cache.ts';
 export {
