@@ -55,6 +55,7 @@ export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat
 export type {
   ChatMessage,
   ChatPart,
+  ChatResourcePart,
   ChatToolCallPart,
   ChatToolProgress,
 } from './chat/chat-message.ts';
@@ -87,6 +88,7 @@ export type {
   FunctionCallOutputItem,
   Item,
   MessageItem,
+  MessageResourcePart,
   ReasoningItem,
   ToolOutput,
   ToolResultPart,
