@@ -43,10 +43,12 @@ export async function listAllTools(
   scrub: (text: string) => string = (text) => text,
 ): Promise<ToolListing> {
   if (client.getServerCapabilities()?.tools === undefined) return { tools: [] };
-  const pages = await listAllPages(
-    (cursor) => fetchPage(client, cursor, signal, timeoutMs),
-    { method: 'tools/list', noun: 'tools', where, scrub },
-  );
+  const pages = await listAllPages((cursor) => fetchPage(client, cursor, signal, timeoutMs), {
+    method: 'tools/list',
+    noun: 'tools',
+    where,
+    scrub,
+  });
   const first = pages[0];
   const listing = first === undefined ? { tools: [] } : cacheHints(first);
   return { ...listing, tools: pages.flatMap((page) => page.tools) };

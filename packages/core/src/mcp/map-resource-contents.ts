@@ -30,7 +30,8 @@ export function mapResourceContents(
   maxBytes: number,
 ): McpResourceContents[] {
   return contents.map((body) => {
-    const base = body.mimeType === undefined ? { uri: body.uri } : { uri: body.uri, mimeType: body.mimeType };
+    const base =
+      body.mimeType === undefined ? { uri: body.uri } : { uri: body.uri, mimeType: body.mimeType };
     if (typeof body.blob === 'string') {
       const size = base64ByteLength(body.blob);
       return size > maxBytes

@@ -62,8 +62,7 @@ export class PromptCatalog {
     const { signal } = options;
     const result = await this.#host.use(
       options.runContext,
-      (client) =>
-        client.getPrompt({ name, arguments: args }, requestOptions(this.#host, signal)),
+      (client) => client.getPrompt({ name, arguments: args }, requestOptions(this.#host, signal)),
       signal,
     );
     const prompt: McpPromptResult = {
@@ -121,10 +120,12 @@ export class PromptCatalog {
         // `title` is on every BaseMetadata since 2025-06-18; the SDK's argument type lacks it.
         const { title } = argument as { title?: unknown };
         return {
-        name: argument.name,
-        required: argument.required === true,
-        ...(typeof title === 'string' ? { title: scrub(title) } : {}),
-        ...(argument.description === undefined ? {} : { description: scrub(argument.description) }),
+          name: argument.name,
+          required: argument.required === true,
+          ...(typeof title === 'string' ? { title: scrub(title) } : {}),
+          ...(argument.description === undefined
+            ? {}
+            : { description: scrub(argument.description) }),
         };
       }),
     };

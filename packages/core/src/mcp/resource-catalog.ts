@@ -63,7 +63,12 @@ export class ResourceCatalog {
               { method: 'resources/list', params: cursor === undefined ? {} : { cursor } },
               requestOptions(this.#host, signal),
             ),
-          { method: 'resources/list', noun: 'resources', where: this.#host.where, scrub: this.#scrub },
+          {
+            method: 'resources/list',
+            noun: 'resources',
+            where: this.#host.where,
+            scrub: this.#scrub,
+          },
         );
         return pages.flatMap((page) => page.resources);
       },
