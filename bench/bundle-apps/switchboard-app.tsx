@@ -30,7 +30,13 @@ function App() {
         <p key={message.id}>
           {message.role}:{' '}
           {message.parts
-            .map((part) => (part.type === 'tool-call' ? `[${part.toolName}]` : part.text))
+            .map((part) =>
+              part.type === 'tool-call'
+                ? `[${part.toolName}]`
+                : part.type === 'resource'
+                  ? `[${part.uri}]`
+                  : part.text,
+            )
             .join('')}
         </p>
       ))}

@@ -6,11 +6,13 @@ import {
   type ApprovalPolicy,
   type HistoryStore,
   type McpServer,
+  type MessageResourcePart,
 } from '@switchboard/core';
 import { useAgent } from '@switchboard/react';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { AppHeader } from './components/app-header.tsx';
 import { ChatPanel } from './components/chat-panel.tsx';
+import { ResourceBrowser } from './components/resource-browser.tsx';
 import { ServersPanel } from './components/servers/servers-panel.tsx';
 import { SettingsPanel } from './components/settings-panel.tsx';
 import { ThreadList } from './components/thread-list.tsx';
@@ -39,7 +41,7 @@ const approvalPolicies: Record<ApprovalMode, ApprovalPolicy | undefined> = {
 
 /** On narrow screens one section shows at a time. */
 type MobileView = 'chat' | 'threads' | 'tools';
-type SideTab = 'servers' | 'runner';
+type SideTab = 'servers' | 'runner' | 'resources';
 
 /**
  * The playground: threads, the chat (with approvals, forms and URL consent), the MCP servers
@@ -60,6 +62,7 @@ export function App({
   const [mobileView, setMobileView] = useState<MobileView>('chat');
   const [sideTab, setSideTab] = useState<SideTab>('servers');
   const [runnerTarget, setRunnerTarget] = useState<RunnerTarget | undefined>();
+  const [attachments, setAttachments] = useState<MessageResourcePart[]>([]);
 
   const { entries } = useSyncExternalStore(
     registry.subscribe,
@@ -154,6 +157,9 @@ export function App({
           chat={chat}
           notices={notices}
           onNewChat={() => setThreadId(crypto.randomUUID())}
+          servers={usable}
+          attachments={attachments}
+          onAttachmentsSent={() => setAttachments([])}
         />
         <section className="panel app__tools" aria-label="Servers and tools">
           <div className="tabs" role="tablist" aria-label="Servers and tools">
@@ -181,6 +187,18 @@ export function App({
             >
               Tool runner
             </button>
+            <button
+              type="button"
+              role="tab"
+              id="tab-resources"
+              aria-selected={sideTab === 'resources'}
+              aria-controls="tabpanel-resources"
+              className="tabs__tab"
+              data-testid="tab-resources"
+              onClick={() => setSideTab('resources')}
+            >
+              Resources
+            </button>
           </div>
           <div
             className="panel__body"
@@ -194,6 +212,11 @@ export function App({
                 config={config}
                 exclusions={exclusions}
                 onRunTool={runTool}
+              />
+            ) : sideTab === 'resources' ? (
+              <ResourceBrowser
+                servers={usable}
+                onAttach={(parts) => setAttachments((previous) => [...previous, ...parts])}
               />
             ) : (
               <ToolRunner

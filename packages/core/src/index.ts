@@ -58,6 +58,7 @@ export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat
 export type {
   ChatMessage,
   ChatPart,
+  ChatResourcePart,
   ChatToolCallPart,
   ChatToolProgress,
 } from './chat/chat-message.ts';
@@ -101,6 +102,7 @@ export type {
   FunctionCallOutputItem,
   Item,
   MessageItem,
+  MessageResourcePart,
   ReasoningItem,
   ToolOutput,
   ToolResultPart,
@@ -119,7 +121,18 @@ export {
   McpServer,
   mcpServer,
   type McpAuthorizeOutcome,
+  type McpCompletion,
+  type McpCompletionReference,
   type McpHeaders,
+  type McpPrompt,
+  type McpPromptArgument,
+  type McpPromptMessage,
+  type McpPromptResult,
+  type McpResource,
+  type McpResourceContents,
+  type McpResourceSubscription,
+  type McpResourceTemplate,
+  type ResourceOperationOptions,
   type McpServerOptions,
   type McpServerSnapshot,
   type McpServerStatus,
@@ -127,6 +140,13 @@ export {
   type McpTransportKind,
   type ToolNameList,
 } from './mcp/mcp-server.ts';
+export { DEFAULT_MAX_RESOURCE_BYTES } from './mcp/resource-types.ts';
+export { resourceParts } from './mcp/resource-parts.ts';
+export {
+  READ_RESOURCE_NAME,
+  readResourceTool,
+  type ReadResourceToolOptions,
+} from './mcp/read-resource-tool.ts';
 export type {
   SchemaCache,
   SchemaCacheCallOptions,

@@ -1,6 +1,15 @@
 export { useAgent, type UseAgentOptions, type UseAgentResult } from './use-agent.ts';
 export { useMcpServerStatus, type UseMcpServerStatusResult } from './use-mcp-server-status.ts';
 export { useMcpTools, type UseMcpToolsOptions } from './use-mcp-tools.ts';
+export {
+  useMcpResource,
+  useMcpResources,
+  type McpResourceListing,
+  type UseMcpResourceOptions,
+  type UseMcpResourcesOptions,
+} from './use-mcp-resources.ts';
+export { useMcpCompletion, useMcpPrompts, type UseMcpPromptsOptions } from './use-mcp-prompts.ts';
+export type { McpPromptServerLike, McpResourceServerLike } from './mcp-content-server-like.ts';
 export { useThreads, type UseThreadsOptions, type UseThreadsResult } from './use-threads.ts';
 export type { McpServerLike } from './mcp-server-like.ts';
 export { SwitchboardProvider, type SwitchboardProviderProps } from './switchboard-provider.tsx';

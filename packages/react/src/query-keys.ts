@@ -27,4 +27,31 @@ export const switchboardQueryKeys = {
   /** The tool list of one MCP server ({@link useMcpTools}). */
   mcpTools: (server: { name?: string }) =>
     ['switchboard', 'mcp-tools', server.name ?? '', instanceId(server)] as const,
+  /** The resources and resource templates of one MCP server ({@link useMcpResources}). */
+  mcpResources: (server: { name?: string }) =>
+    ['switchboard', 'mcp-resources', server.name ?? '', instanceId(server)] as const,
+  /** One resource's bodies ({@link useMcpResource}); under {@link mcpResources}. */
+  mcpResource: (server: { name?: string }, uri: string) =>
+    ['switchboard', 'mcp-resources', server.name ?? '', instanceId(server), uri] as const,
+  /** The prompts of one MCP server ({@link useMcpPrompts}). */
+  mcpPrompts: (server: { name?: string }) =>
+    ['switchboard', 'mcp-prompts', server.name ?? '', instanceId(server)] as const,
+  /** Suggestions for one argument value ({@link useMcpCompletion}). */
+  mcpCompletion: (
+    server: { name?: string },
+    ref: { type: string; name?: string; uri?: string },
+    argument: { name: string; value: string },
+    context: Record<string, string> | undefined,
+  ) =>
+    [
+      'switchboard',
+      'mcp-completion',
+      server.name ?? '',
+      instanceId(server),
+      ref.type,
+      ref.name ?? ref.uri ?? '',
+      argument.name,
+      argument.value,
+      context ?? {},
+    ] as const,
 };

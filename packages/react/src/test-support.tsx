@@ -60,7 +60,7 @@ export function ChatHarness({
                 {part.progress !== undefined && <ToolProgressBar progress={part.progress} />}
               </div>
             ) : (
-              <p key={index}>{part.text}</p>
+              <p key={index}>{part.type === 'resource' ? part.uri : part.text}</p>
             ),
           )}
         </div>

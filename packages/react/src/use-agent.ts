@@ -7,6 +7,7 @@ import {
   type ChatSnapshot,
   type ChatStatus,
   type McpAuthorizeOutcome,
+  type MessageResourcePart,
   type RunResult,
 } from '@switchboard/core';
 import { useCallback, useContext, useEffect, useState, useSyncExternalStore } from 'react';
@@ -48,9 +49,11 @@ export interface UseAgentResult {
   /**
    * Sends a user message; resolves with the run's result (never rejects for run failures).
    *
+   * @param options `resources`: MCP resources attached as context (`resourceParts(...)`; see
+   *   `AgentChat.send`).
    * @throws SwitchboardError `run_in_progress` (as a rejection) while a run is streaming.
    */
-  send(text: string): Promise<RunResult>;
+  send(text: string, options?: { resources?: readonly MessageResourcePart[] }): Promise<RunResult>;
   /** Stops the streaming run, if any. */
   stop(): void;
   /**
@@ -194,7 +197,11 @@ export function useAgent(
     });
   }, [chat, queryClient]);
 
-  const send = useCallback((text: string) => chat.send(text), [chat]);
+  const send = useCallback(
+    (text: string, options?: { resources?: readonly MessageResourcePart[] }) =>
+      chat.send(text, options),
+    [chat],
+  );
   const stop = useCallback(() => chat.stop(), [chat]);
   const resolve = useCallback(
     (callId: string, action: ResolutionAction, content?: Record<string, unknown>) =>

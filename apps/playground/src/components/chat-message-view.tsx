@@ -29,6 +29,13 @@ export function ChatMessageView({ message }: { message: ChatMessage }) {
             );
           case 'tool-call':
             return <ToolCallCard key={part.callId} part={part} />;
+          case 'resource':
+            return (
+              <p key={index} className="message__resource" data-testid="message-resource">
+                📎 {part.title ?? part.uri}
+                {part.size === undefined ? '' : ` (${part.size} bytes)`}
+              </p>
+            );
           default:
             return null;
         }

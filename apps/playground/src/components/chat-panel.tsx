@@ -5,8 +5,10 @@ import {
   type UseAgentResult,
 } from '@switchboard/react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import type { McpServer, MessageResourcePart } from '@switchboard/core';
 import { ChatMessageView } from './chat-message-view.tsx';
 import { ModelRetryNotice } from './model-retry-notice.tsx';
+import { PromptMenu } from './prompt-menu.tsx';
 import { describeSignInFailure } from '../sign-in-failure.ts';
 
 /** A phrase the scripted model understands, and the feature it shows. */
@@ -42,8 +44,17 @@ export function ChatPanel({
   notices,
   onNewChat,
   className,
+  servers = [],
+  attachments = [],
+  onAttachmentsSent,
 }: {
   chat: UseAgentResult;
+  /** The servers whose prompts the "/" menu offers. */
+  servers?: readonly McpServer[];
+  /** Resources attached to the next message (from the resource browser). */
+  attachments?: readonly MessageResourcePart[];
+  /** The attachments went out with a message (or were removed). */
+  onAttachmentsSent?: () => void;
   /** Why some servers' tools are not offered to the model (shown above the composer). */
   notices: readonly string[];
   onNewChat: () => void;
@@ -82,7 +93,9 @@ export function ChatPanel({
     if (trimmed === '' || busy) return;
     setDraft('');
     setSendProblem(undefined);
-    send(trimmed).catch((failure: unknown) => {
+    const resources = [...attachments];
+    onAttachmentsSent?.();
+    send(trimmed, resources.length === 0 ? undefined : { resources }).catch((failure: unknown) => {
       setSendProblem({ failure });
     });
   };
@@ -231,6 +244,25 @@ export function ChatPanel({
             </li>
           ))}
         </ul>
+      )}
+      {draft.startsWith('/') && servers.length > 0 && (
+        <PromptMenu
+          servers={servers}
+          query={draft.slice(1).split(/\s/)[0] ?? ''}
+          onUse={(text) => setDraft(text)}
+        />
+      )}
+      {attachments.length > 0 && (
+        <p className="chat__attachments" data-testid="chat-attachments">
+          📎 {attachments.map((part) => part.title ?? part.uri).join(', ')}{' '}
+          <button
+            type="button"
+            className="button button--secondary button--small"
+            onClick={onAttachmentsSent}
+          >
+            Remove
+          </button>
+        </p>
       )}
       <form className="composer" onSubmit={onSubmit}>
         <textarea

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Item } from '../vocabulary/items.ts';
+import type { Item, MessageItem } from '../vocabulary/items.ts';
 import { toAnthropicMessages } from './to-anthropic-messages.ts';
 
 describe('toAnthropicMessages', () => {
@@ -79,5 +79,58 @@ describe('toAnthropicMessages', () => {
         },
       ],
     });
+  });
+});
+
+/** A user message with a text resource, a PNG and a binary too large to inline. */
+const withResources: MessageItem = {
+  type: 'message',
+  role: 'user',
+  content: 'Use these.',
+  parts: [
+    {
+      type: 'resource',
+      uri: 'demo://docs/readme',
+      mimeType: 'text/markdown',
+      text: '# Hi',
+      size: 4,
+    },
+    {
+      type: 'resource',
+      uri: 'demo://images/pixel.png',
+      mimeType: 'image/png',
+      blob: 'iVBO',
+      size: 3,
+    },
+    {
+      type: 'resource',
+      uri: 'demo://files/large.bin',
+      mimeType: 'application/octet-stream',
+      size: 2097152,
+      omitted: 'too_large',
+    },
+  ],
+};
+const README_TEXT =
+  '<resource uri="demo://docs/readme" mimeType="text/markdown" bytes=4>\n# Hi\n</resource>';
+const PIXEL_CAPTION =
+  '[Attached image resource uri="demo://images/pixel.png" mimeType="image/png" bytes=3]';
+const LARGE_TEXT =
+  '[Attached resource uri="demo://files/large.bin" mimeType="application/octet-stream" bytes=2097152: too large to include; not included.]';
+
+describe('toAnthropicMessages with resources attached to a user message', () => {
+  it('sends text as text blocks, the image as an image block, the large file as a reference', () => {
+    expect(toAnthropicMessages(undefined, [withResources]).messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Use these.' },
+          { type: 'text', text: README_TEXT },
+          { type: 'text', text: PIXEL_CAPTION },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBO' } },
+          { type: 'text', text: LARGE_TEXT },
+        ],
+      },
+    ]);
   });
 });

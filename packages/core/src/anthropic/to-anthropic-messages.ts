@@ -5,7 +5,8 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { Item, ToolOutput } from '../vocabulary/items.ts';
+import { resourcePartContent } from '../model/resource-part-content.ts';
+import type { Item, MessageResourcePart, ToolOutput } from '../vocabulary/items.ts';
 
 /** The Anthropic request parts {@link toAnthropicMessages} produces. */
 export interface AnthropicConversation {
@@ -62,7 +63,8 @@ function toolResult(callId: string, output: ToolOutput): ToolResultBlockParam {
  * `input` is the parsed arguments, `{}` when they are not a JSON object); consecutive
  * `function_call_output` items join one user message of `tool_result` blocks (`is_error` for
  * error outputs; image parts kept as image blocks), followed by any user text. Messages of the
- * same role are merged so roles alternate; empty texts are left out (the API rejects them).
+ * same role are merged so roles alternate; resources attached to a user message follow its text
+ * as text or image blocks (`model/resource-part-content.ts`); empty texts are left out (the API rejects them).
  * Reasoning items are not sent back (thinking blocks need the provider's signature).
  */
 export function toAnthropicMessages(
@@ -81,8 +83,13 @@ export function toAnthropicMessages(
       case 'message':
         if (item.role === 'system') {
           if (item.content !== '') system.push(item.content);
-        } else if (item.content !== '') {
-          append(item.role, { type: 'text', text: item.content });
+        } else {
+          if (item.content !== '') append(item.role, { type: 'text', text: item.content });
+          if (item.role === 'user') {
+            for (const part of item.parts ?? []) {
+              for (const block of resourceBlocks(part)) append('user', block);
+            }
+          }
         }
         break;
       case 'function_call':
@@ -103,4 +110,21 @@ export function toAnthropicMessages(
   const conversation: AnthropicConversation = { messages };
   if (system.length > 0) conversation.system = system.join('\n\n');
   return conversation;
+}
+
+/** A resource attached to a user message as Anthropic content blocks (text, or caption + image). */
+function resourceBlocks(part: MessageResourcePart): ContentBlockParam[] {
+  const converted = resourcePartContent(part);
+  if (converted.kind === 'text') return [{ type: 'text', text: converted.text }];
+  return [
+    { type: 'text', text: converted.caption },
+    {
+      type: 'image',
+      source: {
+        type: 'base64',
+        media_type: converted.mimeType as 'image/png',
+        data: converted.data,
+      },
+    },
+  ];
 }

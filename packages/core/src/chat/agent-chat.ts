@@ -5,7 +5,8 @@ import type { RunRecord } from '../history/history-store.ts';
 import { Store } from '../internal/store.ts';
 import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
-import type { ChatMessage } from './chat-message.ts';
+import type { MessageResourcePart } from '../vocabulary/items.ts';
+import { chatResourcePart, type ChatMessage } from './chat-message.ts';
 import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
 import { nextModelRetry } from './chat-model-retry.ts';
 import { endedView, withModelRetry, withoutError, type ChatSnapshot } from './chat-snapshot.ts';
@@ -83,24 +84,37 @@ export class AgentChat extends Store<ChatSnapshot> {
    * Sends a user message and streams the agent's answer into the snapshot. On a paused thread
    * the pending interrupts are closed as unanswered first (by the agent).
    *
+   * @param options `resources`: resources to attach as context (`resourceParts(await
+   *   server.readResource(uri))`); each provider adapter converts them (docs/mcp-servers.md,
+   *   "Resources as context"), and the message shows them as `resource` parts.
    * @throws SwitchboardError `run_in_progress` while a run of this chat is streaming.
    */
-  async send(text: string): Promise<RunResult> {
+  async send(
+    text: string,
+    options: { resources?: readonly MessageResourcePart[] } = {},
+  ): Promise<RunResult> {
     if (this.#run !== undefined) {
       throw new SwitchboardError(
         'run_in_progress',
         'Wait for the answer or stop it before sending again.',
       );
     }
+    const resources = options.resources ?? [];
     await this.load();
     this.#following.stop();
     const userMessage: ChatMessage = {
       id: crypto.randomUUID(),
       role: 'user',
-      parts: [{ type: 'text', text }],
+      parts: [{ type: 'text', text }, ...resources.map(chatResourcePart)],
     };
     const messages = closeOpenCalls(this.getSnapshot().messages, 'unanswered');
-    const run = this.agent.execute({ threadId: this.getSnapshot().threadId, messages: text });
+    const run = this.agent.execute({
+      threadId: this.getSnapshot().threadId,
+      messages:
+        resources.length === 0
+          ? text
+          : { type: 'message', role: 'user', content: text, parts: [...resources] },
+    });
     return await this.#stream(run, { messages: [...messages, userMessage] });
   }
 

@@ -1,5 +1,5 @@
 import { parseArguments } from '../agent/call-task.ts';
-import type { Item, ToolOutput } from '../vocabulary/items.ts';
+import type { Item, MessageResourcePart, ToolOutput } from '../vocabulary/items.ts';
 
 /** Live progress of a running tool call. */
 export interface ChatToolProgress {
@@ -23,7 +23,31 @@ export interface ChatToolCallPart {
 
 /** A piece of a {@link ChatMessage}. */
 export type ChatPart =
-  { type: 'text'; text: string } | { type: 'reasoning'; text: string } | ChatToolCallPart;
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | ChatToolCallPart
+  | ChatResourcePart;
+
+/** A resource attached to a user message, as a UI shows it (no body: URI, title, type, size). */
+export interface ChatResourcePart {
+  type: 'resource';
+  uri: string;
+  title?: string;
+  mimeType?: string;
+  /** In bytes. */
+  size?: number;
+  server?: string;
+}
+
+/** The display part of an attached resource. */
+export function chatResourcePart(part: MessageResourcePart): ChatResourcePart {
+  const shown: ChatResourcePart = { type: 'resource', uri: part.uri };
+  if (part.title !== undefined) shown.title = part.title;
+  if (part.mimeType !== undefined) shown.mimeType = part.mimeType;
+  if (part.size !== undefined) shown.size = part.size;
+  if (part.server !== undefined) shown.server = part.server;
+  return shown;
+}
 
 /** A message as a chat UI renders it: text, reasoning and tool calls in order. */
 export interface ChatMessage {
@@ -53,7 +77,7 @@ export function chatMessagesFromItems(items: readonly Item[]): ChatMessage[] {
       messages.push({
         id: `m${messages.length}`,
         role: item.role,
-        parts: [{ type: 'text', text: item.content }],
+        parts: [{ type: 'text', text: item.content }, ...(item.parts ?? []).map(chatResourcePart)],
       });
     } else if (item.type === 'message') {
       assistant().parts.push({ type: 'text', text: item.content });

@@ -1,11 +1,8 @@
 import type { Client, ListToolsResult, Tool as McpTool } from '@modelcontextprotocol/client';
-import { SwitchboardError } from '../errors/switchboard-error.ts';
+import { listAllPages, MAX_LIST_PAGES } from './list-all-pages.ts';
 
-/** Most pages one listing fetches before it gives up (20 per page → 2 000 tools). */
-export const MAX_TOOL_PAGES = 100;
-
-/** How much of a server's cursor an error message quotes. */
-const CURSOR_EXCERPT = 40;
+/** Most pages one tool listing fetches before it gives up (see {@link MAX_LIST_PAGES}). */
+export const MAX_TOOL_PAGES = MAX_LIST_PAGES;
 
 /** A full listing: every page's tools, and the server's cache hints if it sent them. */
 export interface ToolListing {
@@ -27,11 +24,10 @@ interface ExcludesInvalidHeaderTools {
 }
 
 /**
- * Lists every tool, one `tools/list` request per page (spec: Pagination), so the request count
- * equals the pages fetched. A cursor the server already sent stops the listing at once, and so
- * does a listing longer than {@link MAX_TOOL_PAGES} pages: both as `invalid_response`, naming
- * the cursor (at most its first 40 characters). Each page's request is bounded by `timeoutMs`
- * (the SDK's request timeout, which fails it with a `RequestTimeout` error, classified as
+ * Lists every tool, one `tools/list` request per page, under the guard of
+ * {@link listAllPages} (a repeated cursor or more than {@link MAX_TOOL_PAGES} pages stop it as
+ * `invalid_response`, naming the cursor). Each page's request is bounded by `timeoutMs` (the
+ * SDK's request timeout, which fails it with a `RequestTimeout` error, classified as
  * `timeout`). A server that does not declare the `tools` capability has no tools (no request),
  * as in the SDK's `listTools`.
  *
@@ -47,29 +43,15 @@ export async function listAllTools(
   scrub: (text: string) => string = (text) => text,
 ): Promise<ToolListing> {
   if (client.getServerCapabilities()?.tools === undefined) return { tools: [] };
-  const tools: McpTool[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  let listing: ToolListing | undefined;
-  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-    const result = await fetchPage(client, cursor, signal, timeoutMs);
-    tools.push(...result.tools);
-    listing ??= cacheHints(result);
-    const next = result.nextCursor;
-    if (next === undefined || next === null || next === '') return { ...listing, tools };
-    if (seen.has(next)) {
-      throw new SwitchboardError(
-        'invalid_response',
-        `${where} repeated the tools/list cursor "${excerpt(scrub(next))}" after ${page + 1} pages; stopped to avoid a loop.`,
-      );
-    }
-    seen.add(next);
-    cursor = next;
-  }
-  throw new SwitchboardError(
-    'invalid_response',
-    `${where} sent more than ${MAX_TOOL_PAGES} pages of tools (next cursor "${excerpt(scrub(cursor ?? ''))}"); stopped to avoid a loop.`,
-  );
+  const pages = await listAllPages((cursor) => fetchPage(client, cursor, signal, timeoutMs), {
+    method: 'tools/list',
+    noun: 'tools',
+    where,
+    scrub,
+  });
+  const first = pages[0];
+  const listing = first === undefined ? { tools: [] } : cacheHints(first);
+  return { ...listing, tools: pages.flatMap((page) => page.tools) };
 }
 
 /**
@@ -102,8 +84,4 @@ function cacheHints(result: ListToolsResult): ToolListing {
   if (typeof ttlMs === 'number' && ttlMs >= 0) hints.ttlMs = ttlMs;
   if (cacheScope === 'public' || cacheScope === 'private') hints.cacheScope = cacheScope;
   return hints;
-}
-
-function excerpt(cursor: string): string {
-  return cursor.length > CURSOR_EXCERPT ? `${cursor.slice(0, CURSOR_EXCERPT)}…` : cursor;
 }

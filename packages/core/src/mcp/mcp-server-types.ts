@@ -52,6 +52,12 @@ export interface McpServerOptions {
   timeoutMs?: number;
   /** A call fails after this long in all (time a human spends answering excluded), in ms. Default 600 000. */
   maxTotalTimeoutMs?: number;
+  /**
+   * The largest resource body `readResource` returns with its data, in bytes (UTF-8 bytes of
+   * text, decoded bytes of a `blob`); a larger one comes as `omitted: 'too_large'` with its size
+   * and MIME type. Default 1 048 576 (1 MiB, `DEFAULT_MAX_RESOURCE_BYTES`).
+   */
+  maxResourceBytes?: number;
   /** The `fetch` to use; default the global one. */
   fetch?: typeof fetch;
   /** Makes a non-HTTP transport (e.g. `stdioTransport()` from `@switchboard/core/node`). */
@@ -96,6 +102,13 @@ export interface McpServerSnapshot {
   serverInfo?: { name: string; version: string };
   /** Provider-facing tools, once listed (replaced when the server's list changes). */
   tools?: readonly McpToolDescriptor[];
+  /**
+   * How many times the server said its resource list changed
+   * (`notifications/resources/list_changed`); absent until the first. A UI refetches when it moves.
+   */
+  resourceListVersion?: number;
+  /** How many times the server said its prompt list changed (`notifications/prompts/list_changed`). */
+  promptListVersion?: number;
   /** `elicitationId`s the server reported complete (`notifications/elicitation/complete`). */
   completedElicitations: readonly string[];
   /**

@@ -15,6 +15,21 @@ import type { McpServerOptions, McpServerSnapshot, McpServerStatus } from './mcp
 import type { SchemaCacheEntry } from './schema-cache.ts';
 import { answerServerRequests } from './server-requests.ts';
 import { ToolCatalog, type ToolCatalogHost } from './tool-catalog.ts';
+import { ContentChangeStream } from './content-change-stream.ts';
+import { PromptCatalog } from './prompt-catalog.ts';
+import { ResourceCatalog, type ResourceOperationOptions } from './resource-catalog.ts';
+import {
+  DEFAULT_MAX_RESOURCE_BYTES,
+  type McpCompletion,
+  type McpCompletionReference,
+  type McpPrompt,
+  type McpPromptResult,
+  type McpResource,
+  type McpResourceContents,
+  type McpResourceSubscription,
+  type McpResourceTemplate,
+} from './resource-types.ts';
+import type { ServerFeatureHost } from './server-feature-host.ts';
 import type { McpToolDescriptor } from './mcp-server-types.ts';
 import { describeServer, toMcpError } from './to-mcp-error.ts';
 
@@ -27,6 +42,19 @@ export type {
   McpToolDescriptor,
   ToolNameList,
 } from './mcp-server-types.ts';
+export type {
+  McpCompletion,
+  McpCompletionReference,
+  McpPrompt,
+  McpPromptArgument,
+  McpPromptMessage,
+  McpPromptResult,
+  McpResource,
+  McpResourceContents,
+  McpResourceSubscription,
+  McpResourceTemplate,
+} from './resource-types.ts';
+export type { ResourceOperationOptions } from './resource-catalog.ts';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
@@ -42,9 +70,13 @@ const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
  * `list_changed`, and ends its sessions
  * on `close()`.
  *
+ * It also offers the server's resources (`ResourceCatalog`: list, templates, read, subscribe)
+ * and prompts (`PromptCatalog`: list, get, `completion/complete`) to an app.
+ *
  * A facade: the connection (`McpConnection`: sessions, eras, retry), the tools
- * (`ToolCatalog`), OAuth (`McpAuthorization`) and calls (`call/`) do the work; the server keeps
- * the options and the snapshot (a `Store`: `subscribe` and `getSnapshot` are bound).
+ * (`ToolCatalog`), resources and prompts (`ResourceCatalog`, `PromptCatalog`), OAuth
+ * (`McpAuthorization`) and calls (`call/`) do the work; the server keeps the options and the
+ * snapshot (a `Store`: `subscribe` and `getSnapshot` are bound).
  */
 export class McpServer extends Store<McpServerSnapshot> {
   readonly name: string;
@@ -58,6 +90,9 @@ export class McpServer extends Store<McpServerSnapshot> {
   readonly #scrubber = new SecretScrubber();
   readonly #authorization: McpAuthorization;
   readonly #catalog: ToolCatalog;
+  readonly #resources: ResourceCatalog;
+  readonly #prompts: PromptCatalog;
+  readonly #contentChanges: ContentChangeStream;
   #connection: McpConnection | undefined;
   /** Set with an interactive OAuth provider: ends the account-state watch on close. */
   #unwatchAccount: (() => void) | undefined;
@@ -83,6 +118,13 @@ export class McpServer extends Store<McpServerSnapshot> {
       headerNames: staticHeaderNames(options),
     });
     this.#catalog = new ToolCatalog(this.#catalogHost(), options);
+    const featureHost = this.#featureHost();
+    this.#resources = new ResourceCatalog(
+      featureHost,
+      options.maxResourceBytes ?? DEFAULT_MAX_RESOURCE_BYTES,
+    );
+    this.#prompts = new PromptCatalog(featureHost);
+    this.#contentChanges = new ContentChangeStream(featureHost);
     if (this.url !== undefined) {
       this.#unwatchAccount = this.#authorization.watchAccount((account) => {
         this.set({ ...this.getSnapshot(), account });
@@ -235,6 +277,109 @@ export class McpServer extends Store<McpServerSnapshot> {
     );
   }
 
+  /**
+   * Every resource the server lists (`resources/list`, all pages, one request per page: a
+   * repeated cursor or more than 100 pages stop it as `invalid_response`). Not kept: each call
+   * asks the server. A server without the `resources` capability has none.
+   *
+   * @throws SwitchboardError `invalid_response`, `mcp_error` (the server's JSON-RPC error),
+   *   `aborted`, or any failure of {@link McpServer.connect}.
+   */
+  async listResources(options: ResourceOperationOptions = {}): Promise<McpResource[]> {
+    const resources = await this.#resources.list(options);
+    this.#contentChanges.open(options.runContext);
+    return resources;
+  }
+
+  /**
+   * Every resource template (`resources/templates/list`, all pages, as {@link listResources}).
+   *
+   * @throws SwitchboardError as {@link listResources}.
+   */
+  async listResourceTemplates(
+    options: ResourceOperationOptions = {},
+  ): Promise<McpResourceTemplate[]> {
+    const templates = await this.#resources.listTemplates(options);
+    this.#contentChanges.open(options.runContext);
+    return templates;
+  }
+
+  /**
+   * Reads a resource (`resources/read`): each body with its MIME type and `size` in bytes; a
+   * body over `maxBytes` (default `McpServerOptions.maxResourceBytes`, 1 MiB) comes without its
+   * data, as `omitted: 'too_large'`.
+   *
+   * @throws SwitchboardError `mcp_error` (e.g. -32602 for an unknown resource; `details.code`),
+   *   `aborted`, `timeout`, or any failure of {@link McpServer.connect}.
+   */
+  async readResource(
+    uri: string,
+    options: ResourceOperationOptions & { maxBytes?: number } = {},
+  ): Promise<McpResourceContents[]> {
+    return await this.#resources.read(uri, options);
+  }
+
+  /**
+   * Calls `listener` whenever the server reports the resource changed
+   * (`notifications/resources/updated`): on a 2025-era connection through `resources/subscribe`
+   * (the server must declare `resources.subscribe`), on 2026-07-28 through a
+   * `subscriptions/listen` stream with `resourceSubscriptions`. A subscription lives on the
+   * connection it was made on: after `close()`, `signOut()` or a new session, subscribe again.
+   *
+   * @returns The subscription; `close()` it to stop.
+   * @throws SwitchboardError `mcp_error` when the server offers no subscription to `uri`, or any
+   *   failure of the request.
+   */
+  async subscribeResource(
+    uri: string,
+    listener: (uri: string) => void,
+    options: ResourceOperationOptions = {},
+  ): Promise<McpResourceSubscription> {
+    return await this.#resources.subscribe(uri, listener, options);
+  }
+
+  /**
+   * Every prompt the server lists (`prompts/list`, all pages, as {@link listResources}).
+   *
+   * @throws SwitchboardError as {@link listResources}.
+   */
+  async listPrompts(options: ResourceOperationOptions = {}): Promise<McpPrompt[]> {
+    const prompts = await this.#prompts.list(options);
+    this.#contentChanges.open(options.runContext);
+    return prompts;
+  }
+
+  /**
+   * Gets a prompt with its arguments filled in (`prompts/get`): its messages as text, with
+   * non-text content kept as parts.
+   *
+   * @throws SwitchboardError `mcp_error` (e.g. -32602 for a missing required argument),
+   *   `aborted`, `timeout`, or any failure of {@link McpServer.connect}.
+   */
+  async getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: ResourceOperationOptions = {},
+  ): Promise<McpPromptResult> {
+    return await this.#prompts.get(name, args, options);
+  }
+
+  /**
+   * Suggests values for a prompt argument or a resource template variable
+   * (`completion/complete`, spec 2025-11-25 "Completion"). `context` holds the arguments filled
+   * in so far. A server without the `completions` capability suggests nothing.
+   *
+   * @throws SwitchboardError `mcp_error`, `aborted`, `timeout`, or any failure of
+   *   {@link McpServer.connect}.
+   */
+  async complete(
+    ref: McpCompletionReference,
+    argument: { name: string; value: string },
+    options: ResourceOperationOptions & { context?: Record<string, string> } = {},
+  ): Promise<McpCompletion> {
+    return await this.#prompts.complete(ref, argument, options);
+  }
+
   /** Ends every session (HTTP DELETE, best effort) or the child process. Idempotent. */
   async close(): Promise<void> {
     this.#unwatchAccount?.();
@@ -250,6 +395,8 @@ export class McpServer extends Store<McpServerSnapshot> {
     // A pending sign-in belonged to the connection's transports: the next connect starts anew.
     this.#authorization.dropPending();
     await this.#catalog.reset();
+    await this.#contentChanges.reset();
+    await this.#resources.reset();
     await connection?.close();
   }
 
@@ -262,6 +409,7 @@ export class McpServer extends Store<McpServerSnapshot> {
       timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxTotalTimeoutMs: this.#options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS,
       authorizationInterrupts,
+      relistTool: (name) => this.#catalog.relist(name),
       onNeedsAuth: (error) => {
         // One call refused for want of (more) authorization — a step-up to a wider scope, most
         // often — leaves a connected server usable for the others: the call's own interrupt or
@@ -272,10 +420,16 @@ export class McpServer extends Store<McpServerSnapshot> {
     };
   }
 
+  /**
+   * @param serverErrorsFail Whether a JSON-RPC error of the server (`mcp_error`) marks the
+   *   server as failed (`status: 'error'`): yes for connecting and listing tools, no for a
+   *   resource or prompt request (an unknown URI says nothing about the server).
+   */
   async #use<T>(
     runContext: unknown,
     operation: (client: Client) => Promise<T>,
     signal?: AbortSignal,
+    serverErrorsFail = true,
   ): Promise<T> {
     const connection = this.#ensureConnection();
     if (connection.info === undefined) this.set({ ...this.getSnapshot(), status: 'connecting' });
@@ -290,7 +444,10 @@ export class McpServer extends Store<McpServerSnapshot> {
       return result;
     } catch (error) {
       const failure = toMcpError(error, this.#where, signal);
-      if (failure.code !== 'aborted') {
+      // The server answered (with its own error): it is connected.
+      if (!serverErrorsFail && failure.code === 'mcp_error')
+        this.#syncInfo(connection, 'connected');
+      else if (failure.code !== 'aborted') {
         const status = failure.code === 'needs_auth' ? 'needs-auth' : 'error';
         this.set({ ...this.getSnapshot(), status, error: failure });
       }
@@ -345,12 +502,35 @@ export class McpServer extends Store<McpServerSnapshot> {
       router: this.#router,
       activeCalls: this.#activeCalls,
       onToolsChanged: () => void this.#catalog.refresh(),
+      onResourceUpdated: (uri) => this.#resources.noteUpdated(uri),
+      onResourcesChanged: () =>
+        this.set((previous) => ({
+          ...previous,
+          resourceListVersion: (previous.resourceListVersion ?? 0) + 1,
+        })),
+      onPromptsChanged: () =>
+        this.set((previous) => ({
+          ...previous,
+          promptListVersion: (previous.promptListVersion ?? 0) + 1,
+        })),
       onElicitationComplete: (id) =>
         this.set((previous) => ({
           ...previous,
           completedElicitations: [...previous.completedElicitations, id].slice(-100),
         })),
     });
+  }
+
+  /** What the resource and prompt catalogs need of this server. */
+  #featureHost(): ServerFeatureHost {
+    return {
+      where: this.#where,
+      timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      streamsDisabled: this.#options.disableStandaloneSse === true,
+      use: (runContext, operation, signal) => this.#use(runContext, operation, signal, false),
+      scrub: (text) => this.#scrubber.scrub(text),
+      protocolEra: () => this.#connection?.info?.protocolEra,
+    };
   }
 
   /** What the tool catalog needs of this server. */

@@ -12,6 +12,9 @@ function registered(callKey: string | undefined, active?: ActiveCall) {
     activeCalls: new Map(active === undefined ? [] : [['k', active]]),
     onToolsChanged: () => undefined,
     onElicitationComplete: () => undefined,
+    onResourceUpdated: () => undefined,
+    onResourcesChanged: () => undefined,
+    onPromptsChanged: () => undefined,
   });
   const handler = client.fallbackRequestHandler;
   if (handler === undefined) throw new Error('no fallback handler registered');

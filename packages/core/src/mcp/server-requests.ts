@@ -12,12 +12,19 @@ export interface ServerRequestTargets {
   onToolsChanged(): void;
   /** The server reported a URL elicitation complete (`notifications/elicitation/complete`). */
   onElicitationComplete(elicitationId: string): void;
+  /** A subscribed resource changed (`notifications/resources/updated`). */
+  onResourceUpdated(uri: string): void;
+  /** The resource list changed (`notifications/resources/list_changed`). */
+  onResourcesChanged(): void;
+  /** The prompt list changed (`notifications/prompts/list_changed`). */
+  onPromptsChanged(): void;
 }
 
 /**
  * Registers on a new `Client` what it answers and hears from the server: `elicitation/create`
  * goes to the tool call it belongs to (found by the router), or is cancelled when it belongs to
- * none; the two notifications go to the server.
+ * none; the notifications (list changes, resource updates, elicitation complete) go to the
+ * server.
  *
  * `elicitation/create` is answered by the client's `fallbackRequestHandler`, not through
  * `setRequestHandler`: the SDK wraps every handler registered for that method (however it is
@@ -47,6 +54,15 @@ export function answerServerRequests(client: Client, targets: ServerRequestTarge
   };
   client.setNotificationHandler('notifications/tools/list_changed', () => {
     targets.onToolsChanged();
+  });
+  client.setNotificationHandler('notifications/resources/updated', (notification) => {
+    targets.onResourceUpdated(notification.params.uri);
+  });
+  client.setNotificationHandler('notifications/resources/list_changed', () => {
+    targets.onResourcesChanged();
+  });
+  client.setNotificationHandler('notifications/prompts/list_changed', () => {
+    targets.onPromptsChanged();
   });
   client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
     const id = (notification.params as { elicitationId?: unknown } | undefined)?.elicitationId;

@@ -139,6 +139,22 @@ export class ToolCatalog {
   }
 
   /**
+   * Lists every page again (as {@link refresh}) and returns `name` (the server's own name) as
+   * now listed: `undefined` when it is gone or the listing failed (reported as for `refresh`).
+   */
+  async relist(name: string): Promise<McpToolTarget | undefined> {
+    await this.refresh();
+    const tools = await this.#tools?.promise.catch(() => undefined);
+    const tool = tools?.find((candidate) => candidate.originalName === name);
+    if (tool === undefined) return undefined;
+    return {
+      name: tool.originalName,
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+    };
+  }
+
+  /**
    * Forgets the listing in memory and ends the `list_changed` stream (the connection it ran on
    * is going away). Never rejects.
    */

@@ -1,10 +1,16 @@
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { Item } from '../vocabulary/items.ts';
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import { resourcePartContent } from '../model/resource-part-content.ts';
+import type { Item, MessageItem } from '../vocabulary/items.ts';
 
 /**
  * Converts history items to Chat Completions messages: consecutive `function_call` items join the
  * preceding assistant message as `tool_calls`; each `function_call_output` becomes a `tool`
  * message (error outputs are prefixed so the model can tell). Reasoning items are not sent back.
+ * Resources attached to a user message become content parts after its text
+ * (`model/resource-part-content.ts`: text, `image_url` data URLs, or a reference).
  */
 export function toChatMessages(
   instructions: string | undefined,
@@ -20,7 +26,9 @@ export function toChatMessages(
         messages.push(
           item.role === 'assistant'
             ? { role: 'assistant', content: item.content }
-            : { role: item.role, content: item.content },
+            : item.role === 'user' && item.parts !== undefined && item.parts.length > 0
+              ? { role: 'user', content: userContent(item) }
+              : { role: item.role, content: item.content },
         );
         break;
       case 'function_call': {
@@ -52,4 +60,23 @@ export function toChatMessages(
     }
   }
   return messages;
+}
+
+/** A user message's text and its attached resources as Chat Completions content parts. */
+function userContent(item: MessageItem): ChatCompletionContentPart[] {
+  const content: ChatCompletionContentPart[] = [];
+  if (item.content !== '') content.push({ type: 'text', text: item.content });
+  for (const part of item.parts ?? []) {
+    const converted = resourcePartContent(part);
+    if (converted.kind === 'text') {
+      content.push({ type: 'text', text: converted.text });
+    } else {
+      content.push({ type: 'text', text: converted.caption });
+      content.push({
+        type: 'image_url',
+        image_url: { url: `data:${converted.mimeType};base64,${converted.data}` },
+      });
+    }
+  }
+  return content;
 }

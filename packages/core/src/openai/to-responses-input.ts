@@ -1,5 +1,6 @@
-import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import type { Item } from '../vocabulary/items.ts';
+import type { ResponseInputContent, ResponseInputItem } from 'openai/resources/responses/responses';
+import { resourcePartContent } from '../model/resource-part-content.ts';
+import type { Item, MessageItem } from '../vocabulary/items.ts';
 
 /**
  * Converts history items to OpenAI Responses `input` items: each message becomes a `message`
@@ -7,14 +8,19 @@ import type { Item } from '../vocabulary/items.ts';
  * `arguments`, `{}` when empty); each `function_call_output` a `function_call_output` item whose
  * `output` is the text (error outputs prefixed `Error: ` so the model can tell). Reasoning items
  * are not sent back (they carry no provider ids or encrypted content). Instructions go in the
- * request's own `instructions` field, not here.
+ * request's own `instructions` field, not here. Resources attached to a user message become
+ * `input_text` / `input_image` parts after its text (`model/resource-part-content.ts`).
  */
 export function toResponsesInput(items: readonly Item[]): ResponseInputItem[] {
   const input: ResponseInputItem[] = [];
   for (const item of items) {
     switch (item.type) {
       case 'message':
-        input.push({ type: 'message', role: item.role, content: item.content });
+        input.push(
+          item.role === 'user' && item.parts !== undefined && item.parts.length > 0
+            ? { type: 'message', role: 'user', content: userContent(item) }
+            : { type: 'message', role: item.role, content: item.content },
+        );
         break;
       case 'function_call':
         input.push({
@@ -36,4 +42,24 @@ export function toResponsesInput(items: readonly Item[]): ResponseInputItem[] {
     }
   }
   return input;
+}
+
+/** A user message's text and its attached resources as Responses input content. */
+function userContent(item: MessageItem): ResponseInputContent[] {
+  const content: ResponseInputContent[] = [];
+  if (item.content !== '') content.push({ type: 'input_text', text: item.content });
+  for (const part of item.parts ?? []) {
+    const converted = resourcePartContent(part);
+    if (converted.kind === 'text') {
+      content.push({ type: 'input_text', text: converted.text });
+    } else {
+      content.push({ type: 'input_text', text: converted.caption });
+      content.push({
+        type: 'input_image',
+        detail: 'auto',
+        image_url: `data:${converted.mimeType};base64,${converted.data}`,
+      });
+    }
+  }
+  return content;
 }

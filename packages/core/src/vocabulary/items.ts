@@ -5,12 +5,38 @@ import type { ToolErrorCode } from './error-codes.ts';
  * provider adapter converts from. A thread's history is the concatenation of its runs' items.
  */
 
+/**
+ * A resource attached to a user message as context (an MCP `resources/read` body the app chose,
+ * docs/mcp-servers.md, "Resources as context"). Each provider adapter converts it: text as
+ * text, an image as an image where the provider accepts it, anything else (other binaries, a
+ * body left out for its size) as a reference naming the URI, MIME type and size. Never dropped.
+ */
+export interface MessageResourcePart {
+  type: 'resource';
+  uri: string;
+  mimeType?: string;
+  /** The text body. */
+  text?: string;
+  /** The binary body, base64. */
+  blob?: string;
+  /** The body's size in bytes (UTF-8 bytes of text, decoded bytes of a blob). */
+  size?: number;
+  /** Set when the body was too large to inline: neither `text` nor `blob` is present. */
+  omitted?: 'too_large';
+  /** The resource's title or name, for people. */
+  title?: string;
+  /** The MCP server it was read from. */
+  server?: string;
+}
+
 /** A text message from the user, the assistant or the system. */
 export interface MessageItem {
   type: 'message';
   role: 'user' | 'assistant' | 'system';
   /** Plain text; rendered as text, never as HTML. */
   content: string;
+  /** Resources attached to a user message as context, in order after `content`. */
+  parts?: MessageResourcePart[];
 }
 
 /** The model asked for a tool call. `arguments` is the raw JSON string the model produced. */

@@ -24,6 +24,9 @@ import { mcpParamHeaders } from './param-headers.ts';
 import { checkStructuredContent } from './structured-content.ts';
 import { interruptForUrlRequired, resumeUrlRequired } from './url-required.ts';
 
+/** 2026-07-28 `HeaderMismatch`: an `Mcp-Param-*` header disagreed with the body, or was missing. */
+export const HEADER_MISMATCH = -32020;
+
 /** The SDK's own timeout is switched off (our {@link CallTimer} keeps time); max setTimeout. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Numbers each call in flight: two threads may use the same model call id at once. */
@@ -35,6 +38,7 @@ let callsStarted = 0;
  * human turned into the same interrupt: a pushed `elicitation/create` (2025 era, live wait), an
  * `input_required` result (MRTR, stored `requestState`), error -32042 (URL required) and a
  * `needs_auth` failure (sign in). Each way has its `resumeX`/`interruptForX` in this folder.
+ * A `-32020` (HeaderMismatch) re-lists the tools and retries once.
  *
  * @returns The mapped result (secrets scrubbed, structured content checked), an error output
  *   (JSON-RPC errors, refusals), or an interrupt.
@@ -42,6 +46,28 @@ let callsStarted = 0;
  *   calls, or sign-ins exhausted), or any connection failure of `McpConnection.use`.
  */
 export async function callMcpTool(
+  scope: McpCallScope,
+  tool: McpToolTarget,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolOutput | ToolInterruptResult> {
+  const first = await callOnce(scope, tool, args, context);
+  if (!isHeaderMismatch(first)) return first;
+  // -32020 (2026-07-28 "Custom headers from tool parameters"): the headers were mirrored by a
+  // listing the server no longer agrees with. The server refused before running the tool, so,
+  // as SDK v2's `callTool` does, list again and retry once with the new declarations; a second
+  // mismatch (or a tool no longer listed) is the call's output.
+  const relisted = await scope.relistTool(tool.name);
+  if (relisted === undefined) return first;
+  return await callOnce(scope, relisted, args, context);
+}
+
+function isHeaderMismatch(result: ToolOutput | ToolInterruptResult): boolean {
+  return 'text' in result && result.isError === true && result.error?.code === HEADER_MISMATCH;
+}
+
+/** One `tools/call` round (see {@link callMcpTool}). */
+async function callOnce(
   scope: McpCallScope,
   tool: McpToolTarget,
   args: Record<string, unknown>,

@@ -2,6 +2,7 @@ import type { SwitchboardError } from '../../errors/switchboard-error.ts';
 import type { InputRequest } from '../../vocabulary/interrupts.ts';
 import type { ElicitationRouter } from '../elicitation-router.ts';
 import type { McpConnection } from '../mcp-connection.ts';
+import type { McpToolTarget } from '../tool-catalog.ts';
 import type { ActiveCall } from './resume-state.ts';
 
 /** Everything one call needs from its `McpServer`. */
@@ -22,6 +23,11 @@ export interface McpCallScope {
   authorizationInterrupts: boolean;
   /** Told about every `needs_auth` failure (the server's status becomes `needs-auth`). */
   onNeedsAuth(error: SwitchboardError): void;
+  /**
+   * Lists the server's tools again and returns `name` as now listed (`undefined`: gone, or the
+   * listing failed). For the `-32020` recovery in `callMcpTool`.
+   */
+  relistTool(name: string): Promise<McpToolTarget | undefined>;
 }
 
 /** `request` with secrets this client sent taken out of the server's message. */
