@@ -17,6 +17,7 @@ import { answerServerRequests } from './server-requests.ts';
 import { ToolCatalog, type ToolCatalogHost } from './tool-catalog.ts';
 import type { McpToolDescriptor } from './mcp-server-types.ts';
 import { describeServer, toMcpError } from './to-mcp-error.ts';
+import { TASKS_EXTENSION } from './call/task-wire.ts';
 
 export type { McpHeaders, McpTransportKind } from './connection/connection-info.ts';
 export type { McpAuthorizeOutcome } from './mcp-authorization.ts';
@@ -331,7 +332,11 @@ export class McpServer extends Store<McpServerSnapshot> {
       ...(prior === undefined ? {} : { prior }),
       scrubber: this.#scrubber,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
+      // The tasks extension (SEP-2663): a 2026-07-28 server may answer `tools/call` with a task.
+      capabilities: {
+        elicitation: { form: { applyDefaults: true }, url: {} },
+        extensions: { [TASKS_EXTENSION]: {} },
+      },
       fetchMiddleware: (next, client) => this.#router.middleware(next, client),
       setupClient: (client) => this.#setupClient(client),
     });

@@ -15,6 +15,18 @@ export interface ToolProgress {
   /** Total units of work, when known. */
   total?: number;
   message?: string;
+  /**
+   * The MCP task the call is following (spec 2025-11-25 "Tasks", extension
+   * `io.modelcontextprotocol/tasks`): its id and last status, reported at every poll.
+   */
+  task?: ToolTaskStatus;
+}
+
+/** An MCP task's id and status as a progress report carries it (see {@link ToolProgress}). */
+export interface ToolTaskStatus {
+  taskId: string;
+  /** `working`, `input_required`, `completed`, `failed` or `cancelled`. */
+  status: string;
 }
 
 /** What a tool's `execute` receives besides its arguments. */

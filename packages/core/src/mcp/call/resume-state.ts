@@ -1,5 +1,6 @@
 import type { InputRequest, Resolution, ToolInterruptResult } from '../../vocabulary/interrupts.ts';
 import type { ToolOutput } from '../../vocabulary/items.ts';
+import type { TaskPlan } from './task.ts';
 
 /*
  * How MCP's ways of asking the human map onto the vocabulary (`vocabulary/interrupts.ts`):
@@ -61,9 +62,28 @@ export interface AuthorizationResumeState {
   attempts: number;
 }
 
+/**
+ * A call that holds an MCP task (`mcp/call/task.ts`): the task's id and era, so polling resumes
+ * after a reload, plus what the task asked — a 2026-07-28 `input_required` (`inputRequests`,
+ * the answers so far, the key asked now) or a 2025 pushed request on `tasks/result` (`pushed`).
+ */
+export interface TaskResumeState {
+  kind: 'task';
+  taskId: string;
+  era: 'legacy' | 'modern';
+  inputRequests?: Record<string, unknown>;
+  answers?: Record<string, ElicitResultLike>;
+  key?: string;
+  pushed?: InputRequest;
+}
+
 /** The plain-JSON resume states an MCP call stores in the run state, one per way of asking. */
 export type McpResumeState =
-  MrtrResumeState | PushedResumeState | UrlRequiredResumeState | AuthorizationResumeState;
+  | MrtrResumeState
+  | PushedResumeState
+  | UrlRequiredResumeState
+  | AuthorizationResumeState
+  | TaskResumeState;
 
 /** MRTR: what the repeated `tools/call` carries (the answers and the server's state). */
 export interface MrtrRetry {
@@ -87,6 +107,8 @@ export interface CallPlan {
   shownUrls: string[];
   /** Sign-ins already asked for this call. */
   authorizationAttempts: number;
+  /** The call holds a task already: follow it instead of calling the tool (`task.ts`). */
+  task?: TaskPlan;
 }
 
 /** The plan of a call made for the first time. */
