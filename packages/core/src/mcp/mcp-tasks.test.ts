@@ -1,0 +1,175 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Agent } from '../agent/agent.ts';
+import type { Chunk } from '../agent/chunks.ts';
+import { MemoryHistoryStore } from '../history/memory-history-store.ts';
+import { openaiChatModel } from '../openai/openai-chat-model.ts';
+import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
+import { scriptFromReplies, type ScriptedReply } from '@switchboard/fixtures';
+import { startScriptedModelServer, type ScriptedModelServer } from '@switchboard/fixtures';
+import { mcpServer, type McpServer } from './mcp-server.ts';
+
+/*
+ * MCP tasks against the demo server over real HTTP, both eras: `/modern/mcp` speaks the
+ * 2026-07-28 extension `io.modelcontextprotocol/tasks`, `/legacy/mcp` the 2025-11-25
+ * experimental tasks. The task tools are `generate_report` (slow, reports each step),
+ * `approve_deployment` (asks mid-task) and `run_failing_job` (fails).
+ */
+
+let demo: DemoServer;
+beforeAll(async () => {
+  demo = await startDemoServer({ toolCount: 0 });
+});
+afterAll(async () => {
+  await demo.close();
+});
+
+const opened: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((thing) => thing.close()));
+});
+
+async function scripted(replies: ScriptedReply[]): Promise<ScriptedModelServer> {
+  const server = await startScriptedModelServer({ script: scriptFromReplies(replies) });
+  opened.push(server);
+  return server;
+}
+
+function server(url: string): McpServer {
+  const created = mcpServer({ url, name: 'demo' });
+  opened.push(created);
+  return created;
+}
+
+function agentFor(model: ScriptedModelServer, servers: McpServer[], history: MemoryHistoryStore) {
+  return new Agent({
+    name: 'tasks',
+    model: openaiChatModel({ baseURL: `${model.url}/v1`, model: 'scripted', maxRetries: 0 }),
+    mcpServers: servers,
+    history,
+  });
+}
+
+function outputOf(result: { output: { type: string }[] }, callId: string): unknown {
+  return result.output.find(
+    (item) =>
+      item.type === 'function_call_output' && (item as { callId?: string }).callId === callId,
+  );
+}
+
+/** How many `method` requests the demo server answered so far. */
+const requestsOf = (method: string) =>
+  demo.log.filter((entry) => entry.rpcMethod === method && entry.status < 300).length;
+
+const eras = [
+  { era: '2026-07-28', url: () => demo.modernUrl },
+  { era: '2025-11-25', url: () => demo.legacyUrl },
+] as const;
+
+describe.each(eras)('MCP tasks ($era)', ({ url }) => {
+  it('a slow task is polled to its end, with its status as progress, and gives one output', async () => {
+    const model = await scripted([
+      {
+        toolCalls: [
+          {
+            id: 'report',
+            name: 'generate_report',
+            arguments: { topic: 'tides', steps: 3, stepMs: 50 },
+          },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const agent = agentFor(model, [server(url())], new MemoryHistoryStore());
+    const polls = requestsOf('tasks/get');
+    const handle = agent.execute({ threadId: 't', messages: 'report' });
+    const chunks: Chunk[] = [];
+    for await (const chunk of handle.chunks) chunks.push(chunk);
+    const result = await handle.result();
+
+    expect(result.status).toBe('completed');
+    expect(outputOf(result, 'report')).toMatchObject({
+      output: { text: 'Report on tides: 3 sections written.' },
+    });
+    const results = chunks.filter((chunk) => chunk.type === 'tool.result');
+    expect(results).toHaveLength(1);
+    const progress = chunks.flatMap((chunk) => (chunk.type === 'tool.progress' ? [chunk] : []));
+    expect(progress[0]?.task).toMatchObject({ status: 'working' });
+    expect(progress.map((chunk) => chunk.message)).toContain('Step 1 of 3: writing about tides');
+    expect(requestsOf('tasks/get')).toBeGreaterThan(polls);
+  });
+
+  it('input_required inside a task becomes a form interrupt; the answer completes the task', async () => {
+    const model = await scripted([
+      { toolCalls: [{ id: 'deploy', name: 'approve_deployment', arguments: { service: 'api' } }] },
+      { text: 'Deployed.' },
+    ]);
+    const agent = agentFor(model, [server(url())], new MemoryHistoryStore());
+    const paused = await agent.execute({ threadId: 't', messages: 'deploy' }).result();
+    expect(paused.status).toBe('paused');
+    expect(paused.interrupts[0]).toMatchObject({
+      callId: 'deploy',
+      mode: 'form',
+      message: 'Deploy api to production now?',
+      requestedSchema: { type: 'object', required: ['confirm'] },
+    });
+
+    const done = await agent
+      .execute({
+        threadId: 't',
+        resolutions: [{ callId: 'deploy', action: 'approve', content: { confirm: true } }],
+      })
+      .result();
+    expect(done.status).toBe('completed');
+    expect(outputOf(done, 'deploy')).toMatchObject({
+      output: { text: 'Deployed api to production.' },
+    });
+  });
+
+  it('a failed task is a clear error output naming the task and the server', async () => {
+    const model = await scripted([
+      { toolCalls: [{ id: 'job', name: 'run_failing_job', arguments: {} }] },
+      { text: 'It failed.' },
+    ]);
+    const agent = agentFor(model, [server(url())], new MemoryHistoryStore());
+    const result = await agent.execute({ threadId: 't', messages: 'run' }).result();
+    expect(result.status).toBe('completed');
+    expect(outputOf(result, 'job')).toMatchObject({
+      output: {
+        isError: true,
+        text: expect.stringContaining('The job ran out of disk space (demo).'),
+        error: { code: -32603 },
+      },
+    });
+  });
+
+  it('stop() sends tasks/cancel and the call gets exactly one output', async () => {
+    const model = await scripted([
+      {
+        toolCalls: [
+          {
+            id: 'report',
+            name: 'generate_report',
+            arguments: { topic: 'glaciers', steps: 1000, stepMs: 1000 },
+          },
+        ],
+      },
+      { text: 'unused' },
+    ]);
+    const agent = agentFor(model, [server(url())], new MemoryHistoryStore());
+    const cancels = requestsOf('tasks/cancel');
+    const handle = agent.execute({ threadId: 't', messages: 'report' });
+    for await (const chunk of handle.chunks) {
+      // The task exists once its first status arrived: stop then.
+      if (chunk.type === 'tool.progress') handle.stop();
+    }
+    const result = await handle.result();
+    expect(result.status).toBe('cancelled');
+    const outputs = result.output.filter(
+      (item) => item.type === 'function_call_output' && item.callId === 'report',
+    );
+    expect(outputs).toHaveLength(1);
+    expect(outputs[0]).toMatchObject({ output: { error: { code: 'cancelled' } } });
+    // The run ends at once on stop; the call sends `tasks/cancel` as it unwinds.
+    await vi.waitFor(() => expect(requestsOf('tasks/cancel')).toBe(cancels + 1));
+  });
+});
