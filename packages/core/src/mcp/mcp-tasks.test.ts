@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Agent } from '../agent/agent.ts';
 import type { Chunk } from '../agent/chunks.ts';
+import type { HistoryStore } from '../history/history-store.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
+import { TabStore } from '../history/tab-store-test-support.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
 import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { scriptFromReplies, type ScriptedReply } from '@switchboard/fixtures';
@@ -40,12 +42,18 @@ function server(url: string): McpServer {
   return created;
 }
 
-function agentFor(model: ScriptedModelServer, servers: McpServer[], history: MemoryHistoryStore) {
+function agentFor(
+  model: ScriptedModelServer,
+  servers: McpServer[],
+  history: HistoryStore,
+  leaseMs?: number,
+) {
   return new Agent({
     name: 'tasks',
     model: openaiChatModel({ baseURL: `${model.url}/v1`, model: 'scripted', maxRetries: 0 }),
     mcpServers: servers,
     history,
+    ...(leaseMs === undefined ? {} : { leaseMs }),
   });
 }
 
@@ -171,5 +179,89 @@ describe.each(eras)('MCP tasks ($era)', ({ url }) => {
     expect(outputs[0]).toMatchObject({ output: { error: { code: 'cancelled' } } });
     // The run ends at once on stop; the call sends `tasks/cancel` as it unwinds.
     await vi.waitFor(() => expect(requestsOf('tasks/cancel')).toBe(cancels + 1));
+  });
+
+  it('a reload mid-task (a new Agent over the same store) resumes polling: one tools/call, one output', async () => {
+    const model = await scripted([
+      {
+        toolCalls: [
+          {
+            id: 'report',
+            name: 'generate_report',
+            arguments: { topic: 'dunes', steps: 6, stepMs: 150 },
+          },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const stored = new MemoryHistoryStore();
+    const tab = new TabStore(stored);
+    const firstServer = server(url());
+    const first = agentFor(model, [firstServer], tab, 300);
+    const calls = requestsOf('tools/call');
+    void first.execute({ threadId: 't', messages: 'report' });
+    // The task's id is stored with the running run before the "page" goes away.
+    await expect
+      .poll(async () => (await stored.loadRuns('t'))[0]?.state?.resumable?.length)
+      .toBe(1);
+    tab.die();
+    await firstServer.close();
+    // The closed tab's lease runs out (300 ms) before the next client may take the run over.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    const second = agentFor(model, [server(url())], stored, 300);
+    const polls = requestsOf('tasks/get');
+    const result = await second
+      .execute({ threadId: 't', resolutions: [{ callId: 'report', action: 'approve' }] })
+      .result();
+
+    expect(result.status).toBe('completed');
+    expect(requestsOf('tools/call')).toBe(calls + 1);
+    expect(requestsOf('tasks/get')).toBeGreaterThan(polls);
+    const items = (await stored.loadRuns('t')).flatMap((row) => row.items);
+    const outputs = items.filter(
+      (item) => item.type === 'function_call_output' && item.callId === 'report',
+    );
+    expect(outputs).toHaveLength(1);
+    expect(outputs[0]).toMatchObject({ output: { text: 'Report on dunes: 6 sections written.' } });
+  });
+
+  it('a task left behind by a reload can be given up: tasks/cancel, one cancelled output', async () => {
+    const model = await scripted([
+      {
+        toolCalls: [
+          {
+            id: 'report',
+            name: 'generate_report',
+            arguments: { topic: 'moons', steps: 1000, stepMs: 1000 },
+          },
+        ],
+      },
+      { text: 'Cancelled.' },
+    ]);
+    const stored = new MemoryHistoryStore();
+    const tab = new TabStore(stored);
+    const firstServer = server(url());
+    void agentFor(model, [firstServer], tab, 300).execute({ threadId: 't', messages: 'report' });
+    await expect
+      .poll(async () => (await stored.loadRuns('t'))[0]?.state?.resumable?.length)
+      .toBe(1);
+    tab.die();
+    await firstServer.close();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    const second = agentFor(model, [server(url())], stored, 300);
+    const cancels = requestsOf('tasks/cancel');
+    const recovered = (await second.loadThread('t')).at(-1);
+    expect(recovered?.status).toBe('paused');
+    expect(recovered?.state?.pending.map((pending) => pending.interrupt)).toEqual([
+      expect.objectContaining({ callId: 'report', mode: 'task', server: 'demo' }),
+    ]);
+    const result = await second
+      .execute({ threadId: 't', resolutions: [{ callId: 'report', action: 'cancel' }] })
+      .result();
+    expect(result.status).toBe('completed');
+    expect(requestsOf('tasks/cancel')).toBe(cancels + 1);
+    expect(outputOf(result, 'report')).toMatchObject({ output: { error: { code: 'cancelled' } } });
   });
 });

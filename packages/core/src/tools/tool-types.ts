@@ -55,6 +55,15 @@ export interface ToolContext {
   interrupt(request: InputRequest, resumeState: unknown): ToolInterruptResult;
   /** Set when the call runs again after a pause. */
   resume?: ToolResume;
+  /**
+   * Makes the running call resumable by another client: `request` and `resumeState` are stored
+   * with the run now, so if this client goes away while the call runs (the page reloads, the
+   * process dies), the run is recovered as paused on this call (its `request` the interrupt)
+   * instead of closing it as `outcome_unknown`, and resuming runs the tool again with
+   * `context.resume`. MCP calls use it for the task they follow (`mode: 'task'`). Absent where
+   * nothing is stored (direct calls).
+   */
+  keepResumable?(request: InputRequest, resumeState: unknown): void;
 }
 
 /**

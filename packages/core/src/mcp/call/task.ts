@@ -127,6 +127,14 @@ export async function followTask(
         () => `The user gave up waiting for task ${taskId} of ${scope.where}; it was cancelled.`,
       );
     }
+    // Stored with the run now: if this client goes away, the next one follows the same task.
+    context.keepResumable?.(
+      {
+        mode: 'task',
+        message: `${follow.toolName} runs as task ${taskId} on ${scope.where}; it was left running when the page closed. Resume to keep following it, or cancel it.`,
+      },
+      taskResumeState(taskId, era),
+    );
     if (plan.respond !== undefined) {
       await request('tasks/update', { taskId, inputResponses: plan.respond }, TASK_ACK);
     }
