@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Agent } from '../agent/agent.ts';
+import { AgentChat } from '../chat/agent-chat.ts';
 import type { Chunk } from '../agent/chunks.ts';
 import type { HistoryStore } from '../history/history-store.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
@@ -263,5 +264,44 @@ describe.each(eras)('MCP tasks ($era)', ({ url }) => {
     expect(result.status).toBe('completed');
     expect(requestsOf('tasks/cancel')).toBe(cancels + 1);
     expect(outputOf(result, 'report')).toMatchObject({ output: { error: { code: 'cancelled' } } });
+  });
+
+  it('an AgentChat that loads a thread recovered on a task resumes it by itself', async () => {
+    const model = await scripted([
+      {
+        toolCalls: [
+          {
+            id: 'report',
+            name: 'generate_report',
+            arguments: { topic: 'reefs', steps: 4, stepMs: 150 },
+          },
+        ],
+      },
+      { text: 'Here is the report.' },
+    ]);
+    const stored = new MemoryHistoryStore();
+    const tab = new TabStore(stored);
+    const firstServer = server(url());
+    void agentFor(model, [firstServer], tab, 300).execute({ threadId: 't', messages: 'report' });
+    await expect
+      .poll(async () => (await stored.loadRuns('t'))[0]?.state?.resumable?.length)
+      .toBe(1);
+    tab.die();
+    await firstServer.close();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    const chat = new AgentChat(agentFor(model, [server(url())], stored, 300), { threadId: 't' });
+    await chat.load();
+    await expect.poll(() => chat.getSnapshot().status).toBe('idle');
+    const parts = chat.getSnapshot().messages.flatMap((message) => message.parts);
+    expect(parts).toContainEqual(
+      expect.objectContaining({
+        type: 'tool-call',
+        callId: 'report',
+        state: 'done',
+        output: expect.objectContaining({ text: 'Report on reefs: 4 sections written.' }),
+      }),
+    );
+    expect(parts).toContainEqual({ type: 'text', text: 'Here is the report.' });
   });
 });
