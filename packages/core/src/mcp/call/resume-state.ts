@@ -1,6 +1,5 @@
 import type { InputRequest, Resolution, ToolInterruptResult } from '../../vocabulary/interrupts.ts';
 import type { ToolOutput } from '../../vocabulary/items.ts';
-import type { TaskPlan } from './task.ts';
 
 /*
  * How MCP's ways of asking the human map onto the vocabulary (`vocabulary/interrupts.ts`):
@@ -95,6 +94,16 @@ export interface MrtrRetry {
 export interface StoredAnswer {
   request: InputRequest;
   resolution: Resolution;
+}
+
+/** How a call goes on with a task it already has (a resumed call; see `task.ts`). */
+export interface TaskPlan {
+  taskId: string;
+  era: 'legacy' | 'modern';
+  /** 2026-07-28: answers to send with `tasks/update` first. */
+  respond?: Record<string, ElicitResultLike>;
+  /** The user gave the task up (after a reload): cancel it instead of following it. */
+  cancel?: boolean;
 }
 
 /** How a call is made, after its resume state (if any) was applied. */

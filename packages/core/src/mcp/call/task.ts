@@ -12,8 +12,8 @@ import { scrubRequest, type McpCallScope } from './call-scope.ts';
 import { nextElicitation, toElicitResult } from './elicitation.ts';
 import {
   FRESH_CALL,
-  type ElicitResultLike,
   type ResumeOutcome,
+  type TaskPlan,
   type TaskResumeState,
 } from './resume-state.ts';
 import {
@@ -52,16 +52,6 @@ const CANCEL_TIMEOUT_MS = 5_000;
 export function taskOfResult(result: unknown): TaskSnapshot | undefined {
   const meta = (result as { _meta?: Record<string, unknown> } | null)?._meta;
   return meta === undefined ? undefined : createdTask(meta[TASK_RESULT_META_KEY]);
-}
-
-/** How a call goes on with a task it already has (a resumed call). */
-export interface TaskPlan {
-  taskId: string;
-  era: 'legacy' | 'modern';
-  /** 2026-07-28: answers to send with `tasks/update` first. */
-  respond?: Record<string, ElicitResultLike>;
-  /** The user gave the task up (after a reload): cancel it instead of following it. */
-  cancel?: boolean;
 }
 
 /** What {@link followTask} needs from the call that started (or resumed) the task. */
