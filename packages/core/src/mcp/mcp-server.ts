@@ -224,12 +224,14 @@ export class McpServer extends Store<McpServerSnapshot> {
     const listed = (this.getSnapshot().tools ?? []).find((tool) => tool.originalName === name);
     const outputSchema = listed?.outputSchema;
     const inputSchema = listed?.inputSchema;
+    const taskSupport = listed?.taskSupport;
     return await callToolDirectly(
       this.#callScope(false),
       {
         name,
         ...(outputSchema === undefined ? {} : { outputSchema }),
         ...(inputSchema === undefined ? {} : { inputSchema }),
+        ...(taskSupport === undefined ? {} : { taskSupport }),
       },
       args,
       options,

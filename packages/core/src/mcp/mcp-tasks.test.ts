@@ -7,6 +7,7 @@ import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { TabStore } from '../history/tab-store-test-support.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
 import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
+import { startEverythingServer, type EverythingServer } from '@switchboard/fixtures';
 import { scriptFromReplies, type ScriptedReply } from '@switchboard/fixtures';
 import { startScriptedModelServer, type ScriptedModelServer } from '@switchboard/fixtures';
 import { mcpServer, type McpServer } from './mcp-server.ts';
@@ -303,5 +304,47 @@ describe.each(eras)('MCP tasks ($era)', ({ url }) => {
       }),
     );
     expect(parts).toContainEqual({ type: 'text', text: 'Here is the report.' });
+  });
+});
+
+describe('MCP tasks against the reference everything server (2025-11-25, SDK v1 tasks)', () => {
+  let everything: EverythingServer;
+  beforeAll(async () => {
+    everything = await startEverythingServer();
+  });
+  afterAll(async () => {
+    await everything.close();
+  });
+
+  it('simulate-research-query (taskSupport "required") runs as a task; its question reaches onInput', async () => {
+    const reference = server(everything.url);
+    const tools = await reference.listTools();
+    expect(tools.find((tool) => tool.originalName === 'simulate-research-query')).toMatchObject({
+      taskSupport: 'required',
+    });
+    const asked: unknown[] = [];
+    const statuses = new Set<string>();
+    const output = await reference.callTool(
+      'simulate-research-query',
+      { topic: 'python', ambiguous: true },
+      {
+        onProgress: (progress) => {
+          if (progress.task !== undefined) statuses.add(progress.task.status);
+        },
+        onInput: async (request) => {
+          asked.push(request);
+          return { action: 'approve', content: { interpretation: 'programming' } };
+        },
+      },
+    );
+    expect(asked).toEqual([
+      expect.objectContaining({
+        mode: 'form',
+        message: expect.stringContaining('could have multiple interpretations'),
+      }),
+    ]);
+    expect(statuses.has('working')).toBe(true);
+    expect(output.isError).toBeUndefined();
+    expect(output.text).toContain('# Research Report: python (programming)');
   });
 });

@@ -266,6 +266,7 @@ export class ToolCatalog {
     const title = listed.title ?? listed.annotations?.title;
     if (title !== undefined) tool.title = title;
     if (outputSchema !== undefined) tool.outputSchema = outputSchema;
+    if (target.taskSupport !== undefined) tool.taskSupport = target.taskSupport;
     if (listed.annotations !== undefined) tool.annotations = listed.annotations as ToolAnnotations;
     if (matches(this.#options.deferredTools, listed.name)) tool.deferred = true;
     if (matches(this.#options.approvalRequiredTools, listed.name)) tool.needsApproval = true;
