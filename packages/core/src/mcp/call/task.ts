@@ -111,7 +111,7 @@ export async function followTask(
 
   try {
     if (plan.cancel === true) {
-      await cancelTask(scope, context, era, taskId);
+      await cancelTask(scope, context, taskId);
       return refusedByUser(
         'cancel',
         () => `The user gave up waiting for task ${taskId} of ${scope.where}; it was cancelled.`,
@@ -179,7 +179,7 @@ export async function followTask(
     }
   } catch (error) {
     // Stopped or out of time: the server is told the result is no longer wanted.
-    if (timer.signal.aborted) await cancelTask(scope, context, era, taskId);
+    if (timer.signal.aborted) await cancelTask(scope, context, taskId);
     throw error;
   }
 }
@@ -223,7 +223,17 @@ export function resumeTask(
   )?.params?.requestedSchema;
   const answers = { ...state.answers, [state.key]: toElicitResult(resolution, asked) };
   const next = nextElicitation(state.inputRequests, answers);
-  if (next !== undefined && !('invalid' in next)) {
+  if (next !== undefined && 'invalid' in next) {
+    return {
+      settled: toolError(
+        'invalid_input_request',
+        scope.connection.scrubber.scrub(
+          `Task ${state.taskId} of ${scope.where} sent an elicitation request ("${next.key}") that cannot be asked: ${next.invalid}.`,
+        ),
+      ),
+    };
+  }
+  if (next !== undefined) {
     return {
       settled: context.interrupt(scrubRequest(scope, next.request), {
         ...state,
@@ -266,7 +276,6 @@ function interruptForTaskInput(
 async function cancelTask(
   scope: McpCallScope,
   context: ToolContext,
-  era: 'legacy' | 'modern',
   taskId: string,
 ): Promise<void> {
   const signal = AbortSignal.timeout(CANCEL_TIMEOUT_MS);
@@ -274,14 +283,10 @@ async function cancelTask(
     await scope.connection.use(
       context.runContext,
       async (client: Client) =>
-        await client.request(
-          { method: 'tasks/cancel', params: { taskId } } as never,
-          era === 'modern' ? TASK_ACK : LEGACY_TASK.or(TASK_ACK),
-          {
-            signal,
-            timeout: CANCEL_TIMEOUT_MS,
-          },
-        ),
+        await client.request({ method: 'tasks/cancel', params: { taskId } } as never, TASK_ACK, {
+          signal,
+          timeout: CANCEL_TIMEOUT_MS,
+        }),
       { signal },
     );
   } catch {
