@@ -33,7 +33,7 @@ test('a deferred tool is found through tool_search and then called', async ({ pa
   await openPlayground(page, ['demo', 'demo-2025']);
   // The filler tools are deferred: listed, but not offered to the model until found.
   await expect(serverCard(page, 'demo').getByTestId('tool-count')).toHaveText(
-    '168 tools, 160 deferred',
+    '171 tools, 160 deferred',
   );
 
   await sendMessage(page, 'find a tool for invoices');

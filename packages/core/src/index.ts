@@ -173,7 +173,13 @@ export {
   isOpenWorld,
   isReadOnly,
 } from './tools/tool-annotations.ts';
-export type { ApprovalPredicate, Tool, ToolContext, ToolProgress } from './tools/tool-types.ts';
+export type {
+  ApprovalPredicate,
+  Tool,
+  ToolContext,
+  ToolProgress,
+  ToolTaskStatus,
+} from './tools/tool-types.ts';
 export type {
   InteractiveOAuthProvider,
   OAuthAccountState,

@@ -22,6 +22,7 @@ describe('InterruptView', () => {
     ['approval', 'sb-approval', 'Approve'],
     ['form', 'sb-elicitation', 'Accept'],
     ['url', 'sb-url-elicitation', 'Open'],
+    ['task', 'sb-task', 'Keep waiting'],
   ] as const)('renders the %s component', (mode, className, button) => {
     const interrupt: Interrupt = {
       ...base,
@@ -39,6 +40,15 @@ describe('InterruptView', () => {
       classes?.contains('mine'),
     ]).toEqual([true, true, true]);
     expect(screen.getByRole('button', { name: button })).toBeTruthy();
+  });
+
+  it('a task interrupt keeps waiting (approve) or cancels the task (cancel)', async () => {
+    const onResolve = vi.fn();
+    const interrupt: Interrupt = { ...base, mode: 'task', message: 'generate_report runs as task' };
+    render(<InterruptView interrupt={interrupt} onResolve={onResolve} />);
+    expect(screen.getByText('generate_report runs as task')).toBeTruthy();
+    await setupUser().click(screen.getByRole('button', { name: 'Cancel task' }));
+    expect(onResolve).toHaveBeenCalledWith('cancel');
   });
 
   it('passes the answer through onResolve', async () => {

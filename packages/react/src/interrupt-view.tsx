@@ -3,6 +3,7 @@ import { ApprovalDialog } from './approval-dialog.tsx';
 import { AuthorizationPrompt } from './authorization-prompt.tsx';
 import { ElicitationForm } from './elicitation-form.tsx';
 import type { Interrupt, ResolveHandler } from './interrupt-types.ts';
+import { TaskResumePrompt } from './task-resume-prompt.tsx';
 import { UrlElicitation } from './url-elicitation.tsx';
 
 /** Props of {@link InterruptView}. */
@@ -27,8 +28,8 @@ export interface InterruptViewProps {
 
 /**
  * Shows the right component for an interrupt's `mode`: {@link ApprovalDialog} (`approval`),
- * {@link ElicitationForm} (`form`), {@link UrlElicitation} (`url`) or
- * {@link AuthorizationPrompt} (`authorization`).
+ * {@link ElicitationForm} (`form`), {@link UrlElicitation} (`url`),
+ * {@link AuthorizationPrompt} (`authorization`) or {@link TaskResumePrompt} (`task`).
  *
  * ```tsx
  * {chat.interrupts.map((interrupt) => (
@@ -58,6 +59,8 @@ export function InterruptView({
       return <ElicitationForm {...props} {...(draftKey === undefined ? {} : { draftKey })} />;
     case 'url':
       return <UrlElicitation {...props} />;
+    case 'task':
+      return <TaskResumePrompt {...props} />;
     default:
       return <ApprovalDialog {...props} />;
   }

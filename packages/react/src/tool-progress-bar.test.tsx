@@ -27,6 +27,24 @@ describe('ToolProgressBar', () => {
     expect(bar?.getAttribute('aria-label')).toBe('Tool progress');
   });
 
+  it("shows an MCP task's status, and says it instead of a poll count", () => {
+    const { container } = render(
+      <ToolProgressBar
+        progress={{
+          progress: 4,
+          message: 'Step 2 of 8',
+          task: { taskId: 'task-1', status: 'input_required' },
+        }}
+      />,
+    );
+    const status = container.querySelector('.sb-progress-task');
+    expect(status?.textContent).toBe('Task input required');
+    expect(status?.getAttribute('data-task-status')).toBe('input_required');
+    expect(container.querySelector('progress')?.getAttribute('aria-valuetext')).toBe(
+      'Task input required: Step 2 of 8',
+    );
+  });
+
   it('clamps progress beyond the total', () => {
     const { container } = render(<ToolProgressBar progress={{ progress: 12, total: 10 }} />);
     expect(container.querySelector('progress')?.getAttribute('aria-valuetext')).toBe('100%');

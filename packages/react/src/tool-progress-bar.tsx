@@ -4,7 +4,10 @@ import { classNames } from './class-names.ts';
 
 /** Props of {@link ToolProgressBar}. */
 export interface ToolProgressBarProps {
-  /** A tool call's progress (`ChatToolCallPart.progress`): `progress`, `total?`, `message?`. */
+  /**
+   * A tool call's progress (`ChatToolCallPart.progress`): `progress`, `total?`, `message?`, and
+   * `task?` (an MCP task's id and status).
+   */
   progress: ChatToolProgress;
   /** Accessible name of the bar. Default "Tool progress". */
   label?: string;
@@ -15,22 +18,26 @@ export interface ToolProgressBarProps {
 /**
  * A running tool's progress: a `<progress>` bar (indeterminate — no `value` — when `total` is
  * unknown) with the tool's message as text, and `aria-valuetext` saying the percentage (or how
- * far it got) for screen readers.
+ * far it got) for screen readers. A call following an MCP task (`progress.task`) also shows the
+ * task's status (`working`, `input required`, …; element `sb-progress-task`).
  */
 export function ToolProgressBar({
   progress,
   label = 'Tool progress',
   className,
 }: ToolProgressBarProps): ReactNode {
-  const { total, message } = progress;
+  const { total, message, task } = progress;
   const determinate = total !== undefined && Number.isFinite(total) && total > 0;
   const value = determinate ? Math.min(Math.max(progress.progress, 0), total) : undefined;
   const percent =
     determinate && value !== undefined ? Math.round((value / total) * 100) : undefined;
+  // A task's `progress` counts polls, not work: its status says more.
   const valueText =
     percent !== undefined
       ? `${percent}%`
-      : `In progress (${formatNumber(progress.progress)} so far)`;
+      : task !== undefined
+        ? `Task ${task.status.replace('_', ' ')}`
+        : `In progress (${formatNumber(progress.progress)} so far)`;
   return (
     <div className={classNames('sb-progress', className)}>
       <progress
@@ -42,6 +49,11 @@ export function ToolProgressBar({
       {percent !== undefined && (
         <span className="sb-progress-percent" aria-hidden="true">
           {percent}%
+        </span>
+      )}
+      {task !== undefined && (
+        <span className="sb-progress-task" data-task-status={task.status}>
+          Task {task.status.replace('_', ' ')}
         </span>
       )}
       {message !== undefined && message !== '' && (

@@ -143,7 +143,7 @@ export class CallTask extends Store<CallTaskPhase> {
         } else if (isToolInterruptResult(result)) {
           this.#set({
             phase: 'waiting',
-            interrupt: this.#interrupt(result.request),
+            interrupt: this.interruptFor(result.request),
             resumeState: result.resumeState,
             live: false,
           });
@@ -179,7 +179,12 @@ export class CallTask extends Store<CallTaskPhase> {
     return new Promise<Resolution>((resolve, reject) => {
       this.#answer = resolve;
       this.#fail = reject;
-      this.#set({ phase: 'waiting', interrupt: this.#interrupt(request), resumeState, live: true });
+      this.#set({
+        phase: 'waiting',
+        interrupt: this.interruptFor(request),
+        resumeState,
+        live: true,
+      });
     });
   }
 
@@ -220,7 +225,8 @@ export class CallTask extends Store<CallTaskPhase> {
     this.#controller.abort(reason);
   }
 
-  #interrupt(request: InputRequest): Interrupt {
+  /** `request` as the {@link Interrupt} of this call (its id, tool, server and arguments). */
+  interruptFor(request: InputRequest): Interrupt {
     const interrupt: Interrupt = {
       callId: this.call.callId,
       toolName: this.call.name,

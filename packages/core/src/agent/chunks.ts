@@ -2,6 +2,7 @@ import type { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item, ToolOutput, Usage } from '../vocabulary/items.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { SwitchboardErrorCode } from '../vocabulary/error-codes.ts';
+import type { ToolTaskStatus } from '../tools/tool-types.ts';
 
 /** Fields every chunk carries. */
 export interface ChunkBase {
@@ -51,6 +52,8 @@ export interface ToolProgressChunk extends ChunkBase {
   progress: number;
   total?: number;
   message?: string;
+  /** The MCP task the call follows, with its last status (see `ToolProgress.task`). */
+  task?: ToolTaskStatus;
 }
 
 /** A tool call settled (success or error output). */

@@ -21,6 +21,8 @@ export interface ToolCallScope {
   resume: ToolResume | undefined;
   requestInput(request: InputRequest, resumeState: unknown): Promise<Resolution>;
   onProgress(call: FunctionCallItem, progress: ToolProgress): void;
+  /** See `ToolContext.keepResumable`. */
+  keepResumable(request: InputRequest, resumeState: unknown): void;
 }
 
 /**
@@ -63,6 +65,9 @@ export async function executeToolCall(
         scope.onProgress(call, progress);
       },
       requestInput: (request, resumeState) => scope.requestInput(request, resumeState),
+      keepResumable(request, resumeState) {
+        if (!settled) scope.keepResumable(request, resumeState);
+      },
       interrupt: (request, resumeState) => ({
         kind: 'switchboard.interrupt',
         request,

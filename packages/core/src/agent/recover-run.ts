@@ -1,5 +1,5 @@
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
-import type { HistoryStore, RunRecord } from '../history/history-store.ts';
+import type { HistoryStore, PendingCall, RunRecord } from '../history/history-store.ts';
 import type { FunctionCallOutputItem, Item } from '../vocabulary/items.ts';
 import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
 import { asHistoryError } from './run-journal.ts';
@@ -34,7 +34,10 @@ export function isStale(run: RunRecord, owner: string, now: number): boolean {
  * as they now stand. A recovered row becomes `failed` (error `outcome_unknown`), and every call
  * in it without an output gets exactly one: the output stored when it settled (`state.settled`),
  * or else an error saying the outcome is unknown: the tool is
- * never run again automatically, the model (and the user) decide. Each recovery is one
+ * never run again automatically, the model (and the user) decide. Calls that were resumable
+ * (`state.resumable`, e.g. an MCP call following a task) are the exception: the row becomes
+ * `paused` on them, with their stored interrupt (`mode: 'task'`), so resuming continues them —
+ * through the same claim as any resume, so at most one client does. Each recovery is one
  * compare-and-set, so two clients recovering at once write one output per call; a row another
  * client changed meanwhile is read again.
  *
@@ -89,11 +92,30 @@ function recovered(run: RunRecord, now: number): RunRecord {
     items.flatMap((item) => (item.type === 'function_call_output' ? [item.callId] : [])),
   );
   const stored = new Map((run.state?.settled ?? []).map((output) => [output.callId, output]));
+  const resumable = new Map(
+    (run.state?.resumable ?? []).map((pending) => [pending.call.callId, pending]),
+  );
+  const pending: PendingCall[] = [];
   for (const item of run.items) {
     if (item.type === 'function_call' && !answered.has(item.callId)) {
-      // A call that settled before the crash keeps its stored output.
-      items.push(stored.get(item.callId) ?? unknownOutcomeOutput(item.callId));
+      // A call that settled before the crash keeps its stored output; a resumable one waits.
+      const output = stored.get(item.callId);
+      const waiting = resumable.get(item.callId);
+      if (output === undefined && waiting !== undefined) pending.push(waiting);
+      else items.push(output ?? unknownOutcomeOutput(item.callId));
     }
+  }
+  if (pending.length > 0) {
+    const row: RunRecord = {
+      ...run,
+      status: 'paused',
+      items,
+      state: { version: 1, pending, activatedTools: run.state?.activatedTools ?? [] },
+      updatedAt: now,
+    };
+    delete row.lease;
+    delete row.error;
+    return row;
   }
   const row: RunRecord = {
     ...run,

@@ -56,6 +56,8 @@ export class RunJournal {
   #pending: PendingCall[] = [];
   /** Outputs of this turn's calls that settled before the turn ended (see `RunState.settled`). */
   #settled: FunctionCallOutputItem[] = [];
+  /** This turn's running calls another client could resume (see `RunState.resumable`). */
+  #resumable: PendingCall[] = [];
   /** The version of the row as this journal last wrote or read it (0: no row yet). */
   #version = 0;
   #started = false;
@@ -188,9 +190,21 @@ export class RunJournal {
     this.#write('running', 'save the run').catch(() => undefined);
   }
 
+  /**
+   * Stores that a running call can be resumed by another client (`ToolContext.keepResumable`):
+   * one write now, kept in the row's `state.resumable` until the turn ends. A failed write is
+   * left to the next one to report.
+   */
+  keepResumable(pending: PendingCall): void {
+    const callId = pending.call.callId;
+    this.#resumable = [...this.#resumable.filter((entry) => entry.call.callId !== callId), pending];
+    this.#write('running', 'save the run').catch(() => undefined);
+  }
+
   /** Ends a turn: its outputs (`outputs`, in call order) join the items; see {@link commit}. */
   endTurn(outputs: readonly FunctionCallOutputItem[]): void {
     this.#settled = [];
+    this.#resumable = [];
     this.#output.push(...outputs);
   }
 
@@ -353,6 +367,11 @@ export class RunJournal {
     if (this.#modelFailures.length > 0) row.modelFailures = [...this.#modelFailures];
     if (status === 'running' && this.#settled.length > 0 && row.state !== undefined) {
       row.state.settled = [...this.#settled];
+    }
+    if (status === 'running' && this.#resumable.length > 0 && row.state !== undefined) {
+      const settled = new Set(this.#settled.map((output) => output.callId));
+      const open = this.#resumable.filter((entry) => !settled.has(entry.call.callId));
+      if (open.length > 0) row.state.resumable = open;
     }
     if (status === 'running') {
       row.lease = { owner: this.#owner, expiresAt: Date.now() + this.#leaseMs };

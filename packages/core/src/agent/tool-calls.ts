@@ -183,6 +183,12 @@ export class ToolCalls {
       resume,
       requestInput: (request, resumeState) => task.requestInput(request, resumeState),
       onProgress: (_call, progress) => task.progress(progress),
+      keepResumable: (request, resumeState) =>
+        this.#setup.journal.keepResumable({
+          call,
+          interrupt: task.interruptFor(request),
+          resumeState,
+        }),
     });
     if ('kind' in result) return result;
     return await this.#settleOutput(call, tool, result);

@@ -64,7 +64,8 @@ export class AgentChat extends Store<ChatSnapshot> {
    * Loads the thread's stored messages and pending interrupts (once; later calls share it),
    * through `Agent.loadThread`: a run left `running` by a page that closed mid-run is recovered
    * once its lease expired. A run still `running` in another client gives the status
-   * `running-elsewhere`, and the chat follows it until it ends.
+   * `running-elsewhere`, and the chat follows it until it ends. A run recovered on MCP tasks the
+   * closed page left running goes on at once (polling resumes; see `#resumeLeftTasks`).
    */
   load(options: { signal?: AbortSignal } = {}): Promise<void> {
     this.#loaded ??= (async () => {
@@ -75,9 +76,32 @@ export class AgentChat extends Store<ChatSnapshot> {
       } catch (error) {
         this.#loaded = undefined;
         this.#patch({ status: 'error', error: asLoadError(error) });
+        return;
       }
+      this.#resumeLeftTasks();
     })();
     return this.#loaded;
+  }
+
+  /**
+   * A run recovered on calls that follow MCP tasks a closed page left running (interrupts of
+   * mode `task`, and only those) goes on by itself: resuming polls the tasks again. Of two tabs
+   * doing so, one claims the run; the other follows it.
+   */
+  #resumeLeftTasks(): void {
+    const { threadId, interrupts } = this.getSnapshot();
+    if (this.#run !== undefined || interrupts.length === 0) return;
+    if (!interrupts.every((interrupt) => interrupt.mode === 'task')) return;
+    const run = this.agent.execute({
+      threadId,
+      resolutions: interrupts.map((interrupt) => ({
+        callId: interrupt.callId,
+        action: 'approve' as const,
+      })),
+    });
+    this.#stream(run, { interrupts: [] }, (error) => answeredElsewhere(error, true)).catch(
+      (error: unknown) => this.#patch({ status: 'error', error: asLoadError(error) }),
+    );
   }
 
   /**
@@ -267,7 +291,9 @@ export class AgentChat extends Store<ChatSnapshot> {
       if (this.getSnapshot().status === 'running-elsewhere') this.#follow();
     } catch (error) {
       this.#patch({ status: 'error', error: asLoadError(error), interrupts: [] });
+      return;
     }
+    this.#resumeLeftTasks();
   }
 
   /** Shows the stored `runs`; see {@link storedView}. */
@@ -285,7 +311,11 @@ export class AgentChat extends Store<ChatSnapshot> {
     this.#following.start(
       {
         load: (signal) => this.agent.loadThread(this.getSnapshot().threadId, { signal }),
-        onRows: (runs) => this.#showRows(runs, true),
+        onRows: (runs) => {
+          this.#showRows(runs, true);
+          // The followed run's page closed and its run was recovered on tasks: take it over.
+          if (this.getSnapshot().status !== 'running-elsewhere') this.#resumeLeftTasks();
+        },
       },
       (error) => this.#patch({ status: 'error', error: asLoadError(error), interrupts: [] }),
     );

@@ -1,11 +1,14 @@
 import { parseArguments } from '../agent/call-task.ts';
 import type { Item, MessageResourcePart, ToolOutput } from '../vocabulary/items.ts';
+import type { ToolTaskStatus } from '../tools/tool-types.ts';
 
 /** Live progress of a running tool call. */
 export interface ChatToolProgress {
   progress: number;
   total?: number;
   message?: string;
+  /** The MCP task the call follows and its last status (shown beside the progress). */
+  task?: ToolTaskStatus;
 }
 
 /** A tool call as a UI shows it. */

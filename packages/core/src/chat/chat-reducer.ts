@@ -166,5 +166,6 @@ function progressOf(chunk: ToolProgressChunk): ChatToolProgress {
   const progress: ChatToolProgress = { progress: chunk.progress };
   if (chunk.total !== undefined) progress.total = chunk.total;
   if (chunk.message !== undefined) progress.message = chunk.message;
+  if (chunk.task !== undefined) progress.task = chunk.task;
   return progress;
 }

@@ -101,6 +101,12 @@ export interface RunState {
    * order; a recovered run (see `AgentOptions.leaseMs`) keeps them instead of "outcome unknown".
    */
   settled?: FunctionCallOutputItem[];
+  /**
+   * Calls of the current turn still running that another client can resume (a `running` row
+   * only; see `ToolContext.keepResumable`), e.g. an MCP call following a task: a recovered run
+   * becomes `paused` on them instead of closing them as `outcome_unknown`.
+   */
+  resumable?: PendingCall[];
 }
 
 /** A thread as listed in a thread picker. */

@@ -97,7 +97,9 @@ function callKeyOf(body: unknown): string | undefined {
       params?: { _meta?: Record<string, unknown> };
     };
     const value =
-      message.method === 'tools/call' ? message.params?._meta?.[CALL_ID_META_KEY] : undefined;
+      message.method === 'tools/call' || message.method === 'tasks/result'
+        ? message.params?._meta?.[CALL_ID_META_KEY]
+        : undefined;
     return typeof value === 'string' ? value : undefined;
   } catch {
     return undefined;

@@ -193,8 +193,8 @@ describe('one shared first tools/list for many runs (issue 13, load)', () => {
     stopped.abort();
 
     await expect(first).rejects.toMatchObject({ code: 'aborted' });
-    expect(await second).toHaveLength(8 + 3);
-    expect(await third).toHaveLength(8 + 3);
+    expect(await second).toHaveLength(11 + 3);
+    expect(await third).toHaveLength(11 + 3);
     expect(listings(demo)).toBe(1); // one listing, not cancelled, not restarted
     expect(server.getSnapshot().status).toBe('connected');
   });
@@ -236,7 +236,7 @@ describe('one shared first tools/list for many runs (issue 13, load)', () => {
     await expect(first).rejects.toMatchObject({ code: 'aborted' });
     await expect(second).rejects.toMatchObject({ code: 'aborted' });
 
-    expect(await server.listTools()).toHaveLength(8 + 3);
+    expect(await server.listTools()).toHaveLength(11 + 3);
     expect(listings(demo)).toBe(2);
   });
 });

@@ -34,7 +34,7 @@ describe('McpServer tool listing', () => {
   ])('follows every page (%s era)', async (_era, url) => {
     const before = demo.log.filter((entry) => entry.rpcMethod === 'tools/list').length;
     const tools = await server(url()).listTools();
-    expect(tools.length).toBeGreaterThanOrEqual(45 + 8);
+    expect(tools.length).toBeGreaterThanOrEqual(45 + 11);
     const pages = demo.log.filter((entry) => entry.rpcMethod === 'tools/list').length - before;
     expect(pages).toBe(Math.ceil(tools.length / 20));
   });

@@ -128,4 +128,10 @@ export interface McpToolDescriptor extends Tool {
   server: string;
   title?: string;
   outputSchema?: Record<string, unknown>;
+  /**
+   * The tool's `execution.taskSupport` when it may run as an MCP task (spec 2025-11-25,
+   * "Tasks"): on a 2025 connection its calls ask for a task and follow it (docs/mcp-servers.md,
+   * "Tasks"). Absent for `forbidden` or unset.
+   */
+  taskSupport?: 'optional' | 'required';
 }

@@ -32,6 +32,7 @@ import {
 import type { ServerFeatureHost } from './server-feature-host.ts';
 import type { McpToolDescriptor } from './mcp-server-types.ts';
 import { describeServer, toMcpError } from './to-mcp-error.ts';
+import { TASKS_EXTENSION } from './call/task-wire.ts';
 
 export type { McpHeaders, McpTransportKind } from './connection/connection-info.ts';
 export type { McpAuthorizeOutcome } from './mcp-authorization.ts';
@@ -265,12 +266,14 @@ export class McpServer extends Store<McpServerSnapshot> {
     const listed = (this.getSnapshot().tools ?? []).find((tool) => tool.originalName === name);
     const outputSchema = listed?.outputSchema;
     const inputSchema = listed?.inputSchema;
+    const taskSupport = listed?.taskSupport;
     return await callToolDirectly(
       this.#callScope(false),
       {
         name,
         ...(outputSchema === undefined ? {} : { outputSchema }),
         ...(inputSchema === undefined ? {} : { inputSchema }),
+        ...(taskSupport === undefined ? {} : { taskSupport }),
       },
       args,
       options,
@@ -488,7 +491,11 @@ export class McpServer extends Store<McpServerSnapshot> {
       ...(prior === undefined ? {} : { prior }),
       scrubber: this.#scrubber,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
+      // The tasks extension (SEP-2663): a 2026-07-28 server may answer `tools/call` with a task.
+      capabilities: {
+        elicitation: { form: { applyDefaults: true }, url: {} },
+        extensions: { [TASKS_EXTENSION]: {} },
+      },
       fetchMiddleware: (next, client) => this.#router.middleware(next, client),
       setupClient: (client) => this.#setupClient(client),
     });

@@ -26,7 +26,7 @@ async function pageLoad(
   const cache = new IndexedDbSchemaCache({ indexedDB: factory });
   const server = mcpServer({ url, name: 'demo', schemaCache: cache });
   try {
-    expect(await server.listTools()).toHaveLength(45 + 8);
+    expect(await server.listTools()).toHaveLength(45 + 11);
     const status = server.getSnapshot().status;
     await server.close();
     await new Promise((resolve) => setTimeout(resolve, 50));

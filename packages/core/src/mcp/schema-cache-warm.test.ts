@@ -30,7 +30,7 @@ async function listOnce(url: string, cache: SchemaCache): Promise<McpServerStatu
   const server = mcpServer({ url, name: 'demo', schemaCache: cache });
   try {
     const tools = await server.listTools();
-    expect(tools.length).toBe(45 + 8);
+    expect(tools.length).toBe(45 + 11);
     return server.getSnapshot().status;
   } finally {
     await server.close();

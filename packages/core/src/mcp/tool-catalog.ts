@@ -16,6 +16,11 @@ export interface McpToolTarget {
   outputSchema?: Record<string, unknown>;
   /** Its `x-mcp-header` declarations are mirrored as `Mcp-Param-*` (`call/param-headers.ts`). */
   inputSchema?: Record<string, unknown>;
+  /**
+   * The tool's `execution.taskSupport` when it may run as a task (spec 2025-11-25, "Tasks"):
+   * a 2025 call then asks for one (`call/task.ts`).
+   */
+  taskSupport?: 'optional' | 'required';
 }
 
 /**
@@ -297,6 +302,9 @@ export class ToolCatalog {
       inputSchema: listed.inputSchema as Record<string, unknown>,
       ...(outputSchema === undefined ? {} : { outputSchema }),
     };
+    const taskSupport = (listed as { execution?: { taskSupport?: unknown } }).execution
+      ?.taskSupport;
+    if (taskSupport === 'optional' || taskSupport === 'required') target.taskSupport = taskSupport;
     const tool: McpToolDescriptor = {
       name: safeName,
       originalName: listed.name,
@@ -310,6 +318,7 @@ export class ToolCatalog {
     const title = listed.title ?? listed.annotations?.title;
     if (title !== undefined) tool.title = title;
     if (outputSchema !== undefined) tool.outputSchema = outputSchema;
+    if (target.taskSupport !== undefined) tool.taskSupport = target.taskSupport;
     if (listed.annotations !== undefined) tool.annotations = listed.annotations as ToolAnnotations;
     if (matches(this.#options.deferredTools, listed.name)) tool.deferred = true;
     if (matches(this.#options.approvalRequiredTools, listed.name)) tool.needsApproval = true;

@@ -15,6 +15,18 @@ export interface ToolProgress {
   /** Total units of work, when known. */
   total?: number;
   message?: string;
+  /**
+   * The MCP task the call is following (spec 2025-11-25 "Tasks", extension
+   * `io.modelcontextprotocol/tasks`): its id and last status, reported at every poll.
+   */
+  task?: ToolTaskStatus;
+}
+
+/** An MCP task's id and status as a progress report carries it (see {@link ToolProgress}). */
+export interface ToolTaskStatus {
+  taskId: string;
+  /** `working`, `input_required`, `completed`, `failed` or `cancelled`. */
+  status: string;
 }
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -43,6 +55,15 @@ export interface ToolContext {
   interrupt(request: InputRequest, resumeState: unknown): ToolInterruptResult;
   /** Set when the call runs again after a pause. */
   resume?: ToolResume;
+  /**
+   * Makes the running call resumable by another client: `request` and `resumeState` are stored
+   * with the run now, so if this client goes away while the call runs (the page reloads, the
+   * process dies), the run is recovered as paused on this call (its `request` the interrupt)
+   * instead of closing it as `outcome_unknown`, and resuming runs the tool again with
+   * `context.resume`. MCP calls use it for the task they follow (`mode: 'task'`). Absent where
+   * nothing is stored (direct calls).
+   */
+  keepResumable?(request: InputRequest, resumeState: unknown): void;
 }
 
 /**

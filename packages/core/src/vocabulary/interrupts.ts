@@ -38,8 +38,11 @@ export interface InputRequest {
   /**
    * `form`: fill `requestedSchema`. `url`: open `url`. `authorization`: the tool's MCP server
    * wants the user to sign in (OAuth; `McpServer.authorize()`), then the call is made again.
+   * `task`: the call follows a long-running MCP task that the client running it left behind
+   * (the page was reloaded, the process died): `approve` resumes following it (polling),
+   * `reject`/`cancel` gives it up (`tasks/cancel`). `AgentChat` resumes these by itself.
    */
-  mode: 'form' | 'url' | 'authorization';
+  mode: 'form' | 'url' | 'authorization' | 'task';
   /** The server's message to the user (form and url modes). */
   message?: string;
   /** Restricted JSON Schema of the answer (form mode; MCP `requestedSchema`). */

@@ -23,6 +23,13 @@ import { FRESH_CALL, type McpResumeState, type ResumeOutcome } from './resume-st
 import { mcpParamHeaders } from './param-headers.ts';
 import { checkStructuredContent } from './structured-content.ts';
 import { interruptForUrlRequired, resumeUrlRequired } from './url-required.ts';
+import {
+  followTask,
+  resumeTask,
+  taskOfResult,
+  taskResumeState,
+  type TaskFollowScope,
+} from './task.ts';
 
 /** 2026-07-28 `HeaderMismatch`: an `Mcp-Param-*` header disagreed with the body, or was missing. */
 export const HEADER_MISMATCH = -32020;
@@ -39,6 +46,8 @@ let callsStarted = 0;
  * `input_required` result (MRTR, stored `requestState`), error -32042 (URL required) and a
  * `needs_auth` failure (sign in). Each way has its `resumeX`/`interruptForX` in this folder.
  * A `-32020` (HeaderMismatch) re-lists the tools and retries once.
+ * A server that answers with a task (both eras) is followed to the task's end (`task.ts`); a
+ * resumed call that holds a task follows it instead of calling the tool again.
  *
  * @returns The mapped result (secrets scrubbed, structured content checked), an error output
  *   (JSON-RPC errors, refusals), or an interrupt.
@@ -84,7 +93,35 @@ async function callOnce(
   scope.activeCalls.set(callKey, interruptForPushed(scope, context, timer, plan.storedAnswer));
   /** Set once the `tools/call` request is handed to the client: from then on it may arrive. */
   let dispatched = false;
+  const follow: TaskFollowScope = {
+    scope,
+    context,
+    timer,
+    callKey,
+    toolName: tool.name,
+    // Server text reaches history and the model: secrets this client sent are taken out.
+    finish: (result) =>
+      scope.connection.scrubber.scrubDeep(
+        checkStructuredContent(mapCallToolResult(result as CallToolResultLike), tool.outputSchema),
+      ),
+  };
+  /** A 2025 task's pushed questions are stored with the task, so a reload polls it again. */
+  const followPushed = (taskId: string): void => {
+    scope.activeCalls.set(
+      callKey,
+      interruptForPushed(scope, context, timer, plan.storedAnswer, (request) => ({
+        ...taskResumeState(taskId, 'legacy'),
+        pushed: request,
+      })),
+    );
+  };
+  let era: 'legacy' | 'modern' = 'legacy';
   try {
+    if (plan.task !== undefined) {
+      dispatched = true;
+      if (plan.task.era === 'legacy') followPushed(plan.task.taskId);
+      return await followTask(follow, plan.task);
+    }
     const result = await scope.connection.use(
       context.runContext,
       async (client: Client) => {
@@ -94,8 +131,18 @@ async function callOnce(
         // 2026-07-28 over HTTP: `x-mcp-header` arguments also go as `Mcp-Param-*` headers (the
         // SDK mirrors only in its `callTool`, and never in browsers). Other transports and the
         // 2025 era ignore or need none.
-        const headers =
-          client.getProtocolEra() === 'modern' ? mcpParamHeaders(tool.inputSchema, args) : {};
+        era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+        const headers = era === 'modern' ? mcpParamHeaders(tool.inputSchema, args) : {};
+        // 2025-11-25: a task is asked for (`params.task`) when both the server and the tool
+        // support it; a 2026-07-28 server decides by itself (we declare the extension).
+        const asTask =
+          era === 'legacy' &&
+          tool.taskSupport !== undefined &&
+          (
+            client.getServerCapabilities() as {
+              tasks?: { requests?: { tools?: { call?: unknown } } };
+            }
+          )?.tasks?.requests?.tools?.call !== undefined;
         dispatched = true;
         try {
           return await client.request(
@@ -106,6 +153,7 @@ async function callOnce(
                 arguments: args,
                 _meta: { [CALL_ID_META_KEY]: callKey },
                 ...plan.retry,
+                ...(asTask ? { task: {} } : {}),
               },
             },
             CALL_TOOL_RESULT_SCHEMA,
@@ -133,10 +181,12 @@ async function callOnce(
       { signal: timer.signal, exclusive: true },
     );
     if (isInputRequiredResult(result)) return interruptForMrtr(result, scope, context);
-    // Server text reaches history and the model: secrets this client sent are taken out.
-    return scope.connection.scrubber.scrubDeep(
-      checkStructuredContent(mapCallToolResult(result as CallToolResultLike), tool.outputSchema),
-    );
+    const task = taskOfResult(result);
+    if (task !== undefined) {
+      if (era === 'legacy') followPushed(task.taskId);
+      return await followTask(follow, { taskId: task.taskId, era }, task);
+    }
+    return follow.finish(result);
   } catch (caught) {
     if (caught instanceof SwitchboardError && caught.code === 'needs_auth') {
       const interrupt = interruptForAuthorization(
@@ -196,6 +246,8 @@ function resumeCall(scope: McpCallScope, context: ToolContext): ResumeOutcome {
       return resumeUrlRequired(state, resume.resolution);
     case 'authorization':
       return resumeAuthorization(state, resume.resolution, scope);
+    case 'task':
+      return resumeTask(state, resume.resolution, scope, context);
     default:
       return { plan: FRESH_CALL };
   }

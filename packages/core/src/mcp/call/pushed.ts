@@ -1,5 +1,5 @@
 import type { ToolContext } from '../../tools/tool-types.ts';
-import type { Resolution } from '../../vocabulary/interrupts.ts';
+import type { InputRequest, Resolution } from '../../vocabulary/interrupts.ts';
 import type { CallTimer } from '../call-timer.ts';
 import { scrubRequest, type McpCallScope } from './call-scope.ts';
 import { sameRequest, toElicitResult } from './elicitation.ts';
@@ -27,13 +27,16 @@ export function resumePushed(state: PushedResumeState, resolution: Resolution): 
 /**
  * How the call answers the server's pushed requests: the stored answer for the question asked
  * before the reload (once), otherwise the human, through `requestInput` with a `pushed` resume
- * state (marked `reissued` while a stored answer is still waiting for its question).
+ * state (marked `reissued` while a stored answer is still waiting for its question; a call
+ * holding a task stores its task state instead, see `task.ts`).
  */
 export function interruptForPushed(
   scope: McpCallScope,
   context: ToolContext,
   timer: CallTimer,
   storedAnswer: StoredAnswer | undefined,
+  resumeStateFor: (request: InputRequest) => unknown = (request) =>
+    ({ kind: 'pushed', request }) satisfies PushedResumeState,
 ): ActiveCall {
   let stored = storedAnswer;
   return {
@@ -48,10 +51,7 @@ export function interruptForPushed(
       const asked = stored === undefined ? shown : { ...shown, reissued: true };
       timer.pause();
       try {
-        const resolution = await context.requestInput(asked, {
-          kind: 'pushed',
-          request,
-        } satisfies PushedResumeState);
+        const resolution = await context.requestInput(asked, resumeStateFor(request));
         return toElicitResult(resolution, request.requestedSchema);
       } finally {
         timer.resume();

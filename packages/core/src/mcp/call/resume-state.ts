@@ -61,9 +61,28 @@ export interface AuthorizationResumeState {
   attempts: number;
 }
 
+/**
+ * A call that holds an MCP task (`mcp/call/task.ts`): the task's id and era, so polling resumes
+ * after a reload, plus what the task asked — a 2026-07-28 `input_required` (`inputRequests`,
+ * the answers so far, the key asked now) or a 2025 pushed request on `tasks/result` (`pushed`).
+ */
+export interface TaskResumeState {
+  kind: 'task';
+  taskId: string;
+  era: 'legacy' | 'modern';
+  inputRequests?: Record<string, unknown>;
+  answers?: Record<string, ElicitResultLike>;
+  key?: string;
+  pushed?: InputRequest;
+}
+
 /** The plain-JSON resume states an MCP call stores in the run state, one per way of asking. */
 export type McpResumeState =
-  MrtrResumeState | PushedResumeState | UrlRequiredResumeState | AuthorizationResumeState;
+  | MrtrResumeState
+  | PushedResumeState
+  | UrlRequiredResumeState
+  | AuthorizationResumeState
+  | TaskResumeState;
 
 /** MRTR: what the repeated `tools/call` carries (the answers and the server's state). */
 export interface MrtrRetry {
@@ -77,6 +96,16 @@ export interface StoredAnswer {
   resolution: Resolution;
 }
 
+/** How a call goes on with a task it already has (a resumed call; see `task.ts`). */
+export interface TaskPlan {
+  taskId: string;
+  era: 'legacy' | 'modern';
+  /** 2026-07-28: answers to send with `tasks/update` first. */
+  respond?: Record<string, ElicitResultLike>;
+  /** The user gave the task up (after a reload): cancel it instead of following it. */
+  cancel?: boolean;
+}
+
 /** How a call is made, after its resume state (if any) was applied. */
 export interface CallPlan {
   /** MRTR: the answers to send with the repeated call. */
@@ -87,6 +116,8 @@ export interface CallPlan {
   shownUrls: string[];
   /** Sign-ins already asked for this call. */
   authorizationAttempts: number;
+  /** The call holds a task already: follow it instead of calling the tool (`task.ts`). */
+  task?: TaskPlan;
 }
 
 /** The plan of a call made for the first time. */

@@ -16,6 +16,7 @@ import { SwitchboardError } from '../../errors/switchboard-error.ts';
 import { CONNECTION_LOST_DATA } from '../to-mcp-error.ts';
 import { createSessionFetch, type HandshakeRecord } from './session-fetch.ts';
 import type { JsonRpcId } from './watch-event-stream.ts';
+import { carryTaskResults } from './task-result-envelope.ts';
 
 /** The `clientInfo` Switchboard announces. */
 const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' };
@@ -162,6 +163,7 @@ export class McpSession {
     try {
       if (signal.aborted) throw signal.reason;
       await client.connect(transport, connectOptions);
+      carryTaskResults(transport);
       if (signal.aborted) throw signal.reason;
     } catch (error) {
       if (UnauthorizedError.isInstance(error)) options.onUnauthorized?.(transport);
