@@ -1,6 +1,7 @@
 import type { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item, ToolOutput, Usage } from '../vocabulary/items.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
+import type { ToolCallUi } from '../vocabulary/tool-ui.ts';
 
 /** Fields every chunk carries. */
 export interface ChunkBase {
@@ -39,6 +40,8 @@ export interface ToolCallChunk extends ChunkBase {
   callId: string;
   toolName: string;
   server?: string;
+  /** The MCP Apps view that renders this call (the tool's `_meta.ui.resourceUri`). */
+  ui?: ToolCallUi;
   arguments: unknown;
 }
 

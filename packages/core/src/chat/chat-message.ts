@@ -1,5 +1,6 @@
 import { parseArguments } from '../agent/call-task.ts';
 import type { Item, ToolOutput } from '../vocabulary/items.ts';
+import type { ToolCallUi } from '../vocabulary/tool-ui.ts';
 
 /** Live progress of a running tool call. */
 export interface ChatToolProgress {
@@ -14,6 +15,11 @@ export interface ChatToolCallPart {
   callId: string;
   toolName: string;
   server?: string;
+  /**
+   * The MCP Apps view rendering this call (`McpAppView`): from the `tool.call` chunk live, from
+   * the stored output after a reload.
+   */
+  ui?: ToolCallUi;
   arguments: unknown;
   /** `waiting`: held for a human (approval, form or URL); see the chat's `interrupts`. */
   state: 'running' | 'waiting' | 'done' | 'error';
@@ -87,6 +93,7 @@ export function chatMessagesFromItems(items: readonly Item[]): ChatMessage[] {
 export function settleCall(part: ChatToolCallPart, output: ToolOutput): ChatToolCallPart {
   const settled: ChatToolCallPart = {
     ...part,
+    ...(output.ui === undefined ? {} : { ui: output.ui }),
     output,
     state: output.isError === true ? 'error' : 'done',
   };
