@@ -12,6 +12,7 @@ import { InterruptView, ToolProgressBar, type ResolutionAction } from '@switchbo
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { runTool } from '../run-tool.ts';
 import type { ServerRegistry } from '../server-registry.ts';
+import { McpAppSlot } from './mcp-app-slot.tsx';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
 import { describeSignInFailure } from '../sign-in-failure.ts';
 
@@ -27,6 +28,8 @@ interface PendingQuestion {
 }
 
 interface Outcome {
+  /** This run's id (a view is mounted per run). */
+  callId: string;
   output: ToolOutput;
   durationMs: number;
   args: Record<string, unknown>;
@@ -170,7 +173,12 @@ function ToolForm({
     setQuestion(undefined);
     setRunning(false);
     setProgress(undefined);
-    setOutcome({ output, durationMs: Math.round(performance.now() - startedAt), args });
+    setOutcome({
+      callId: `runner-${crypto.randomUUID()}`,
+      output,
+      durationMs: Math.round(performance.now() - startedAt),
+      args,
+    });
   };
 
   const needsSignIn =
@@ -239,6 +247,15 @@ function ToolForm({
             Called with <code>{formatArguments(outcome.args).replace(/\s+/g, ' ')}</code> in{' '}
             {outcome.durationMs} ms.
           </p>
+          {tool.ui?.resourceUri !== undefined && (
+            <McpAppSlot
+              serverName={tool.server}
+              callId={outcome.callId}
+              resourceUri={tool.ui.resourceUri}
+              input={outcome.args}
+              output={outcome.output}
+            />
+          )}
           <ToolOutputView output={outcome.output} />
           {needsSignIn && (
             <div className="sign-in__needed" data-testid="runner-needs-auth">
