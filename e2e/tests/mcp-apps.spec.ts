@@ -24,7 +24,7 @@ async function runAppTool(
   await page.getByTestId('tab-servers').click();
   const card = await showTools(page, 'demo-apps');
   await card
-    .locator(`[data-testid="tool-item"][data-tool-name="apps_${tool}"]`)
+    .locator(`[data-testid="tool-item"][data-tool-name="${tool}"]`)
     .getByTestId('tool-run')
     .click();
   await expect(page.getByTestId('runner-tool')).toHaveValue(tool);
