@@ -1,12 +1,15 @@
 import type { FrameLocator, Page } from '@playwright/test';
 import {
   expect,
+  expectIdle,
   expectServerConnected,
   interruptOf,
   openPlayground,
   playgroundUrls,
+  sendMessage,
   showTools,
   test,
+  toolCard,
 } from './fixtures.ts';
 
 /** Adds the "Demo apps" preset (the demo server's `/apps/mcp`) and waits for its tools. */
@@ -182,4 +185,27 @@ test('a proxy on the page’s own origin is refused: the text output shows inste
   await expect(app.locator('.sb-mcp-app-note')).toContainText('own origin');
   await expect(app.locator('.sb-mcp-app-text')).toHaveText('Chart of sales: 5 points.');
   await expect(app.locator('iframe')).toHaveCount(0);
+});
+
+test('a view in the chat comes back live after a reload', async ({ page }) => {
+  await openPlayground(page, ['demo']);
+  await addAppsDemo(page);
+  await sendMessage(page, 'show a chart of revenue');
+  await expectIdle(page);
+  const card = toolCard(page, 'apps_show_chart');
+  const view = card
+    .getByTestId('mcp-app')
+    .frameLocator('iframe.sb-mcp-app-frame')
+    .frameLocator('iframe');
+  await expect(view.locator('#title')).toHaveText('Chart: revenue');
+  await expect(card.getByTestId('tool-call-result')).toHaveText('Chart of revenue: 5 points.');
+
+  await page.reload();
+  await expect(page.getByTestId('chat')).toHaveAttribute('data-status', 'idle');
+  await expectServerConnected(page, 'demo-apps');
+  // Re-mounted from the stored output (its `ui.resourceUri`), and live: it calls its tool again.
+  await expect(view.locator('#title')).toHaveText('Chart: revenue');
+  await expect(view.locator('#input')).toHaveText('{"series":"revenue"}');
+  await view.getByRole('button', { name: 'Refresh' }).click();
+  await expect(view.locator('#status')).toHaveText('Refreshed: 5 points');
 });
