@@ -1,11 +1,13 @@
 import type { FrameLocator, Page } from '@playwright/test';
 import {
+  cspViolations,
   expect,
   expectIdle,
   expectServerConnected,
   interruptOf,
   openPlayground,
   playgroundUrls,
+  recordCspViolations,
   sendMessage,
   showTools,
   test,
@@ -50,6 +52,7 @@ function viewFrame(page: Page): FrameLocator {
 test('a demo app renders in the sandbox, resizes, and calls an app-only tool through the bridge', async ({
   page,
 }) => {
+  await recordCspViolations(page);
   await openPlayground(page, ['demo']);
   await addAppsDemo(page);
   await runAppTool(page, 'show_chart', { series: 'sales' });
@@ -80,6 +83,8 @@ test('a demo app renders in the sandbox, resizes, and calls an app-only tool thr
   await view.getByRole('button', { name: 'Refresh' }).click();
   await expect(view.locator('#status')).toHaveText('Refreshed: 5 points');
   await expect(page.locator('.sb-mcp-app-consent')).toHaveCount(0);
+  // The page's own policy lets the proxy frame in (`frame-src` names its origin) and nothing else.
+  expect(await cspViolations(page)).toEqual([]);
 });
 
 test('an app’s call of a destructive tool waits for approval in the host, then runs once', async ({
