@@ -10,6 +10,7 @@ import {
 } from '@switchboard/fixtures';
 import { build, createServer, preview, type InlineConfig, type LogLevel } from 'vite';
 import { pickPort } from './pick-port.ts';
+import { startSandboxProxyServer } from './sandbox-proxy-server.ts';
 
 /** Options of {@link startPlaygroundServers}. Every port is a preference: a taken one is replaced. */
 export interface PlaygroundServersOptions {
@@ -37,13 +38,15 @@ export interface PlaygroundServersOptions {
    * `${demo}/protected/mcp`). Default: a free port.
    */
   authPort?: number;
+  /** Port of the MCP Apps sandbox proxy page (a second origin). Default: a free port. */
+  sandboxPort?: number;
   /** Vite's log level. Default `warn`. */
   logLevel?: LogLevel;
 }
 
 /** A preferred port that was taken, and the port used instead. */
 export interface PortFallback {
-  service: 'playground' | 'mcp' | 'model' | 'demo' | 'auth';
+  service: 'playground' | 'mcp' | 'model' | 'demo' | 'auth' | 'sandbox';
   wanted: number;
   used: number;
 }
@@ -73,6 +76,11 @@ export interface PlaygroundServers {
      * `http://127.0.0.1:3004` (consent page, dynamic client registration, PKCE S256).
      */
     authorizationServer: string;
+    /**
+     * The MCP Apps sandbox proxy page on its own loopback port, e.g.
+     * `http://127.0.0.1:3005/sandbox.html` (framed by the playground page only).
+     */
+    sandboxProxy: string;
   };
   /** Preferred ports that were taken. */
   fallbacks: PortFallback[];
@@ -91,17 +99,20 @@ export interface PlaygroundServers {
  * src/setup-zod.ts, and the MCP client validates with an eval-free validator). It can go once
  * the forms take an eval-free rjsf validator.
  */
-export const playgroundContentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-eval'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "media-src 'self' data:",
-  "connect-src 'self' http: https:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const playgroundContentSecurityPolicy = (sandboxOrigin: string): string =>
+  [
+    "default-src 'self'",
+    "script-src 'self' 'unsafe-eval'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "media-src 'self' data:",
+    "connect-src 'self' http: https:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    // The MCP Apps sandbox proxy (another origin; the views live inside it).
+    `frame-src ${sandboxOrigin}`,
+  ].join('; ');
 
 const appRoot = fileURLToPath(new URL('..', import.meta.url));
 const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));
@@ -165,6 +176,14 @@ export async function startPlaygroundServers(
     const protectedMcp = demo.protectedUrl ?? `${demo.url}/protected/mcp`;
     const authorizationServer = demo.authorizationServerUrl ?? '';
 
+    const sandboxPort = await pickPort(options.sandboxPort);
+    if (sandboxPort.taken !== undefined) {
+      fallbacks.push({ service: 'sandbox', wanted: sandboxPort.taken, used: sandboxPort.port });
+    }
+    const sandbox = await startSandboxProxyServer(sandboxPort.port);
+    closers.push(() => sandbox.close());
+    const sandboxOrigin = new URL(sandbox.url).origin;
+
     const wantedPagePort = options.playgroundPort ?? (await pickPort()).port;
     const config: InlineConfig = {
       root: appRoot,
@@ -178,12 +197,14 @@ export async function startPlaygroundServers(
         'import.meta.env.VITE_SWITCHBOARD_DEMO_PROTECTED_URL': JSON.stringify(protectedMcp),
         'import.meta.env.VITE_SWITCHBOARD_AUTHORIZATION_SERVER_URL':
           JSON.stringify(authorizationServer),
+        'import.meta.env.VITE_SWITCHBOARD_SANDBOX_PROXY_URL': JSON.stringify(sandbox.url),
       },
     };
     const pagePort =
       options.mode === 'preview'
-        ? await startPreview(config, wantedPagePort, closers)
+        ? await startPreview(config, wantedPagePort, closers, sandboxOrigin)
         : await startDev(config, wantedPagePort, closers);
+    sandbox.allowFrameAncestors([`http://127.0.0.1:${pagePort}`, `http://localhost:${pagePort}`]);
     if (pagePort !== wantedPagePort) {
       fallbacks.push({ service: 'playground', wanted: wantedPagePort, used: pagePort });
     }
@@ -196,6 +217,7 @@ export async function startPlaygroundServers(
         demo: demo.url,
         protectedMcp,
         authorizationServer,
+        sandboxProxy: sandbox.url,
       },
       fallbacks,
       close,
@@ -226,6 +248,7 @@ async function startPreview(
   config: InlineConfig,
   port: number,
   closers: (() => Promise<void>)[],
+  sandboxOrigin: string,
 ): Promise<number> {
   const outDir = await mkdtemp(join(tmpdir(), 'switchboard-playground-'));
   closers.push(() => rm(outDir, { recursive: true, force: true }));
@@ -237,7 +260,7 @@ async function startPreview(
       host: '127.0.0.1',
       port,
       strictPort: false,
-      headers: { 'Content-Security-Policy': playgroundContentSecurityPolicy },
+      headers: { 'Content-Security-Policy': playgroundContentSecurityPolicy(sandboxOrigin) },
     },
   });
   closers.push(() => server.close());

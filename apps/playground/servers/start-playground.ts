@@ -4,9 +4,9 @@
  * (SIGINT) or SIGTERM stops them all.
  *
  * Ports default to 5173 (page), 3001 (everything MCP server), 3002 (model), 3003 (demo MCP
- * server) and 3004 (the demo's OAuth authorization server); a taken port is replaced by a free
- * one. Override with PLAYGROUND_PORT, PLAYGROUND_MCP_PORT, PLAYGROUND_MODEL_PORT,
- * PLAYGROUND_DEMO_PORT and PLAYGROUND_AUTH_PORT.
+ * server), 3004 (the demo's OAuth authorization server) and 3005 (the MCP Apps sandbox proxy); a
+ * taken port is replaced by a free one. Override with PLAYGROUND_PORT, PLAYGROUND_MCP_PORT,
+ * PLAYGROUND_MODEL_PORT, PLAYGROUND_DEMO_PORT, PLAYGROUND_AUTH_PORT and PLAYGROUND_SANDBOX_PORT.
  */
 import { startPlaygroundServers, type PlaygroundServers } from './playground-servers.ts';
 
@@ -26,6 +26,7 @@ const serviceNames = {
   model: 'model server',
   demo: 'demo MCP server',
   auth: 'OAuth authorization server',
+  sandbox: 'MCP Apps sandbox proxy',
 } as const;
 
 async function main(): Promise<void> {
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     modelPort: portFromEnvironment('PLAYGROUND_MODEL_PORT', 3002),
     demoPort: portFromEnvironment('PLAYGROUND_DEMO_PORT', 3003),
     authPort: portFromEnvironment('PLAYGROUND_AUTH_PORT', 3004),
+    sandboxPort: portFromEnvironment('PLAYGROUND_SANDBOX_PORT', 3005),
   };
   console.log('Starting the Switchboard playground…');
   // Set once the start finished; a signal during the start finds it unset.
@@ -92,6 +94,10 @@ async function main(): Promise<void> {
     '                     the same demo tools behind OAuth 2.1 (plus reset_demo_data, scope mcp:admin)',
     `                   ${urls.demo}/control/faults`,
     '                     fault switches, e.g. POST {"expireSessions":true}',
+    `                   ${urls.demo}/apps/mcp`,
+    '                     MCP Apps demo: tools with ui:// views ("Add Demo apps" in Servers)',
+    `  Sandbox proxy:   ${urls.sandboxProxy}`,
+    '                   MCP Apps sandbox proxy page, a second origin framed by the page only',
     `  OAuth server:    ${urls.authorizationServer}`,
     '                   test authorization server: consent page, dynamic registration, PKCE',
     `  Model server:    ${urls.modelBaseUrl}`,

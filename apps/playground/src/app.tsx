@@ -12,6 +12,7 @@ import { useAgent } from '@switchboard/react';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { AppHeader } from './components/app-header.tsx';
 import { ChatPanel } from './components/chat-panel.tsx';
+import { McpAppsContext, type McpAppsSetting } from './components/mcp-app-slot.tsx';
 import { ResourceBrowser } from './components/resource-browser.tsx';
 import { ServersPanel } from './components/servers/servers-panel.tsx';
 import { SettingsPanel } from './components/settings-panel.tsx';
@@ -112,123 +113,137 @@ export function App({
     return reason === undefined ? [] : [`${entry.config.name}: ${reason}`];
   });
 
+  const appsSetting: McpAppsSetting = {
+    registry,
+    proxyUrl: config.sandboxProxyUrl,
+    // The agent's policy exactly: with none, only tools marked for approval wait.
+    approvalPolicy: approvalPolicies[settings.approvals] ?? (() => false),
+    onMessage: (text) => {
+      void chat.send(text).catch(() => {
+        // A refused send (a run in progress) shows in the chat's own status.
+      });
+    },
+  };
+
   return (
-    <div className="app" data-mobile-view={mobileView}>
-      <AppHeader
-        settings={settings}
-        settingsOpen={settingsOpen}
-        onToggleSettings={() => setSettingsOpen((open) => !open)}
-      />
-      {settingsOpen && (
-        <SettingsPanel
+    <McpAppsContext.Provider value={appsSetting}>
+      <div className="app" data-mobile-view={mobileView}>
+        <AppHeader
           settings={settings}
-          onSave={saveSettings}
-          onCancel={() => setSettingsOpen(false)}
+          settingsOpen={settingsOpen}
+          onToggleSettings={() => setSettingsOpen((open) => !open)}
         />
-      )}
-      <nav className="mobile-nav" aria-label="Sections">
-        {(['chat', 'threads', 'tools'] as const).map((view) => (
-          <button
-            key={view}
-            type="button"
-            className="mobile-nav__item"
-            aria-pressed={mobileView === view}
-            data-testid={`nav-${view}`}
-            onClick={() => setMobileView(view)}
-          >
-            {view === 'chat' ? 'Chat' : view === 'threads' ? 'Threads' : 'Tools'}
-          </button>
-        ))}
-      </nav>
-      <main className="app__main">
-        <ThreadList
-          className="app__threads"
-          history={history}
-          openThreadId={threadId}
-          busy={chat.status === 'streaming'}
-          onOpen={openThread}
-          onNew={() => openThread(crypto.randomUUID())}
-          onDeleted={(deleted) => {
-            if (deleted === threadId) setThreadId(crypto.randomUUID());
-          }}
-        />
-        <ChatPanel
-          className="app__chat"
-          chat={chat}
-          notices={notices}
-          onNewChat={() => setThreadId(crypto.randomUUID())}
-          servers={usable}
-          attachments={attachments}
-          onAttachmentsSent={() => setAttachments([])}
-        />
-        <section className="panel app__tools" aria-label="Servers and tools">
-          <div className="tabs" role="tablist" aria-label="Servers and tools">
+        {settingsOpen && (
+          <SettingsPanel
+            settings={settings}
+            onSave={saveSettings}
+            onCancel={() => setSettingsOpen(false)}
+          />
+        )}
+        <nav className="mobile-nav" aria-label="Sections">
+          {(['chat', 'threads', 'tools'] as const).map((view) => (
             <button
+              key={view}
               type="button"
-              role="tab"
-              id="tab-servers"
-              aria-selected={sideTab === 'servers'}
-              aria-controls="tabpanel-servers"
-              className="tabs__tab"
-              data-testid="tab-servers"
-              onClick={() => setSideTab('servers')}
+              className="mobile-nav__item"
+              aria-pressed={mobileView === view}
+              data-testid={`nav-${view}`}
+              onClick={() => setMobileView(view)}
             >
-              Servers
+              {view === 'chat' ? 'Chat' : view === 'threads' ? 'Threads' : 'Tools'}
             </button>
-            <button
-              type="button"
-              role="tab"
-              id="tab-runner"
-              aria-selected={sideTab === 'runner'}
-              aria-controls="tabpanel-runner"
-              className="tabs__tab"
-              data-testid="tab-runner"
-              onClick={() => setSideTab('runner')}
+          ))}
+        </nav>
+        <main className="app__main">
+          <ThreadList
+            className="app__threads"
+            history={history}
+            openThreadId={threadId}
+            busy={chat.status === 'streaming'}
+            onOpen={openThread}
+            onNew={() => openThread(crypto.randomUUID())}
+            onDeleted={(deleted) => {
+              if (deleted === threadId) setThreadId(crypto.randomUUID());
+            }}
+          />
+          <ChatPanel
+            className="app__chat"
+            chat={chat}
+            notices={notices}
+            onNewChat={() => setThreadId(crypto.randomUUID())}
+            servers={usable}
+            attachments={attachments}
+            onAttachmentsSent={() => setAttachments([])}
+          />
+          <section className="panel app__tools" aria-label="Servers and tools">
+            <div className="tabs" role="tablist" aria-label="Servers and tools">
+              <button
+                type="button"
+                role="tab"
+                id="tab-servers"
+                aria-selected={sideTab === 'servers'}
+                aria-controls="tabpanel-servers"
+                className="tabs__tab"
+                data-testid="tab-servers"
+                onClick={() => setSideTab('servers')}
+              >
+                Servers
+              </button>
+              <button
+                type="button"
+                role="tab"
+                id="tab-runner"
+                aria-selected={sideTab === 'runner'}
+                aria-controls="tabpanel-runner"
+                className="tabs__tab"
+                data-testid="tab-runner"
+                onClick={() => setSideTab('runner')}
+              >
+                Tool runner
+              </button>
+              <button
+                type="button"
+                role="tab"
+                id="tab-resources"
+                aria-selected={sideTab === 'resources'}
+                aria-controls="tabpanel-resources"
+                className="tabs__tab"
+                data-testid="tab-resources"
+                onClick={() => setSideTab('resources')}
+              >
+                Resources
+              </button>
+            </div>
+            <div
+              className="panel__body"
+              role="tabpanel"
+              id={`tabpanel-${sideTab}`}
+              aria-labelledby={`tab-${sideTab}`}
             >
-              Tool runner
-            </button>
-            <button
-              type="button"
-              role="tab"
-              id="tab-resources"
-              aria-selected={sideTab === 'resources'}
-              aria-controls="tabpanel-resources"
-              className="tabs__tab"
-              data-testid="tab-resources"
-              onClick={() => setSideTab('resources')}
-            >
-              Resources
-            </button>
-          </div>
-          <div
-            className="panel__body"
-            role="tabpanel"
-            id={`tabpanel-${sideTab}`}
-            aria-labelledby={`tab-${sideTab}`}
-          >
-            {sideTab === 'servers' ? (
-              <ServersPanel
-                registry={registry}
-                config={config}
-                exclusions={exclusions}
-                onRunTool={runTool}
-              />
-            ) : sideTab === 'resources' ? (
-              <ResourceBrowser
-                servers={usable}
-                onAttach={(parts) => setAttachments((previous) => [...previous, ...parts])}
-              />
-            ) : (
-              <ToolRunner
-                registry={registry}
-                target={runnerTarget}
-                onTargetChange={setRunnerTarget}
-              />
-            )}
-          </div>
-        </section>
-      </main>
-    </div>
+              {sideTab === 'servers' ? (
+                <ServersPanel
+                  registry={registry}
+                  config={config}
+                  exclusions={exclusions}
+                  onRunTool={runTool}
+                />
+              ) : sideTab === 'resources' ? (
+                <ResourceBrowser
+                  servers={usable}
+                  onAttach={(parts) => setAttachments((previous) => [...previous, ...parts])}
+                />
+              ) : (
+                <ToolRunner
+                  registry={registry}
+                  target={runnerTarget}
+                  onTargetChange={setRunnerTarget}
+                />
+              )}
+            </div>
+          </section>
+        </main>
+      </div>
+    </McpAppsContext.Provider>
   );
 }
 

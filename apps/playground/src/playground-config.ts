@@ -16,6 +16,12 @@ export interface PlaygroundConfig {
   protectedDemoUrl: string;
   /** The scripted model server's OpenAI-compatible base URL (ends in `/v1`). */
   modelBaseUrl: string;
+  /**
+   * The MCP Apps sandbox proxy page, on a second loopback port (another origin than the page's;
+   * servers/sandbox-proxy-server.ts). Its origin must differ from the page's or views fall back
+   * to text.
+   */
+  sandboxProxyUrl: string;
   /** The agent's run lease in ms (`?leaseMs=` in the page URL, see `leaseMsFromQuery`). */
   leaseMs?: number;
 }
@@ -32,8 +38,20 @@ export const playgroundConfig: PlaygroundConfig = {
   protectedDemoUrl:
     import.meta.env.VITE_SWITCHBOARD_DEMO_PROTECTED_URL ?? `${demoUrl}/protected/mcp`,
   modelBaseUrl: import.meta.env.VITE_SWITCHBOARD_MODEL_BASE_URL ?? 'http://127.0.0.1:3002/v1',
+  sandboxProxyUrl:
+    import.meta.env.VITE_SWITCHBOARD_SANDBOX_PROXY_URL ?? 'http://127.0.0.1:3005/sandbox.html',
   ...leaseFromPageUrl(),
+  ...proxyFromPageUrl(),
 };
+
+/**
+ * `?sandboxProxy=<url>` overrides the proxy page (the e2e test points it at the page's own
+ * origin to see the view refused).
+ */
+function proxyFromPageUrl(): { sandboxProxyUrl?: string } {
+  const value = new URLSearchParams(globalThis.location?.search ?? '').get('sandboxProxy');
+  return value === null || value === '' ? {} : { sandboxProxyUrl: value };
+}
 
 function leaseFromPageUrl(): { leaseMs?: number } {
   const leaseMs = leaseMsFromQuery(globalThis.location?.search ?? '');

@@ -22,7 +22,7 @@ export type ProtocolHint = 'detect' | '2025';
  * the defaults of a fresh browser; `demo-oauth` (the demo server's OAuth-protected endpoint) is a
  * preset added on demand (see {@link oauthDemoServer}).
  */
-export type BuiltInServer = 'demo' | 'demo-2025' | 'everything' | 'demo-oauth';
+export type BuiltInServer = 'demo' | 'demo-2025' | 'everything' | 'demo-oauth' | 'demo-apps';
 
 /**
  * How the playground authenticates to a server, besides any headers:
@@ -134,6 +134,27 @@ export function oauthDemoServer(config: PlaygroundConfig): ServerConfig {
   };
 }
 
+/**
+ * The "Demo apps" preset: the demo server's MCP Apps endpoint (`/apps/mcp`: the chart and the
+ * order form with their `ui://` views and app-only tools, and the escape-test probe), prefix
+ * `apps_`. `place_order` is destructive, so the default policy holds the form's order for
+ * approval.
+ */
+export function appsDemoServer(config: PlaygroundConfig): ServerConfig {
+  return {
+    id: 'demo-apps',
+    builtIn: 'demo-apps',
+    name: 'demo-apps',
+    url: builtInUrl('demo-apps', config),
+    transport: 'streamable-http',
+    protocol: 'detect',
+    headers: [],
+    toolPrefix: 'apps_',
+    deferredTools: [],
+    approvalTools: [],
+  };
+}
+
 /** Where a built-in server runs in this playground. */
 export function builtInUrl(builtIn: BuiltInServer, config: PlaygroundConfig): string {
   switch (builtIn) {
@@ -145,6 +166,8 @@ export function builtInUrl(builtIn: BuiltInServer, config: PlaygroundConfig): st
       return config.everythingUrl;
     case 'demo-oauth':
       return config.protectedDemoUrl;
+    case 'demo-apps':
+      return `${config.demoUrl}/apps/mcp`;
   }
 }
 
@@ -270,7 +293,13 @@ export function missingBuiltIns(
 }
 
 const transports: readonly McpTransportKind[] = ['auto', 'streamable-http', 'sse'];
-const builtIns: readonly BuiltInServer[] = ['demo', 'demo-2025', 'everything', 'demo-oauth'];
+const builtIns: readonly BuiltInServer[] = [
+  'demo',
+  'demo-2025',
+  'everything',
+  'demo-oauth',
+  'demo-apps',
+];
 
 function parseServer(value: unknown, config: PlaygroundConfig): ServerConfig | undefined {
   if (!isRecord(value)) return undefined;

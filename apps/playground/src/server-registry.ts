@@ -174,6 +174,8 @@ export class ServerRegistry extends Store<ServerRegistrySnapshot> {
       ...(config.toolPrefix === '' ? {} : { toolPrefix: config.toolPrefix }),
       deferredTools: config.deferredTools,
       approvalRequiredTools: config.approvalTools,
+      // The playground renders MCP Apps views (McpAppView), so it says so to every server.
+      apps: true,
       schemaCache: this.#schemaCache,
       fetch: createServerFetch({
         log: traffic,

@@ -11,6 +11,8 @@ interface ImportMetaEnv {
   readonly VITE_SWITCHBOARD_AUTHORIZATION_SERVER_URL?: string;
   /** The scripted model's OpenAI-compatible base URL, set by servers/playground-servers.ts. */
   readonly VITE_SWITCHBOARD_MODEL_BASE_URL?: string;
+  /** The MCP Apps sandbox proxy page (a second loopback port), set by servers/playground-servers.ts. */
+  readonly VITE_SWITCHBOARD_SANDBOX_PROXY_URL?: string;
 }
 
 interface ImportMeta {

@@ -117,6 +117,13 @@ export type {
   ToolInterruptResult,
   ToolResume,
 } from './vocabulary/interrupts.ts';
+export type { ToolCallUi, ToolUi, ToolVisibility } from './vocabulary/tool-ui.ts';
+export {
+  MCP_APP_MIME_TYPE,
+  MCP_APPS_EXTENSION,
+  isAppVisible,
+  isModelVisible,
+} from './mcp/apps/tool-ui-meta.ts';
 export {
   McpServer,
   mcpServer,

@@ -13,6 +13,7 @@ import {
   UrlElicitation,
   useAgent,
 } from '@switchboard/react';
+import { buildViewCsp, McpAppView, sandboxProxyHtml } from '@switchboard/react/mcp-apps';
 import type { ReactNode } from 'react';
 
 export const agent = new Agent({
@@ -45,3 +46,17 @@ export function Waiting({ threadId }: { threadId: string }): ReactNode {
   );
 }
 export const components = [ApprovalDialog, ElicitationForm, ToolProgressBar, UrlElicitation];
+
+const apps = mcpServer({ url: 'http://127.0.0.1:1/mcp', name: 'apps', apps: true });
+export const proxyPage: string = sandboxProxyHtml();
+export const viewPolicy: string = buildViewCsp({ connectDomains: ['https://api.example.com'] });
+export function AppView({ callId }: { callId: string }): ReactNode {
+  return (
+    <McpAppView
+      server={apps}
+      callId={callId}
+      resourceUri="ui://demo/chart"
+      proxyUrl="https://sandbox.example.com/sandbox.html"
+    />
+  );
+}

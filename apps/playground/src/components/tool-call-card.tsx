@@ -1,6 +1,7 @@
 import { toolCallOutcome, type ChatToolCallPart } from '@switchboard/core';
 import { ToolProgressBar } from '@switchboard/react';
 import { outcomeLabels } from './tool-call-outcome.ts';
+import { McpAppSlot } from './mcp-app-slot.tsx';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
 
 /**
@@ -40,6 +41,17 @@ export function ToolCallCard({ part }: { part: ChatToolCallPart }) {
           <ToolProgressBar progress={progress} label={`Progress of ${part.toolName}`} />
         </div>
       )}
+      {part.ui !== undefined && (
+        <McpAppSlot
+          serverName={part.server}
+          callId={part.callId}
+          resourceUri={part.ui.resourceUri}
+          input={part.arguments}
+          // A call that ended without running to a result is `tool-cancelled` for the view.
+          output={endedWithoutResult(outcome) ? undefined : output}
+          cancelled={endedWithoutResult(outcome)}
+        />
+      )}
       {output !== undefined && (
         <ToolOutputView
           output={output}
@@ -47,5 +59,14 @@ export function ToolCallCard({ part }: { part: ChatToolCallPart }) {
         />
       )}
     </article>
+  );
+}
+
+function endedWithoutResult(outcome: ReturnType<typeof toolCallOutcome>): boolean {
+  return (
+    outcome === 'stopped' ||
+    outcome === 'declined' ||
+    outcome === 'cancelled' ||
+    outcome === 'unanswered'
   );
 }

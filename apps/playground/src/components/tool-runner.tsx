@@ -13,6 +13,7 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'reac
 import { runTool } from '../run-tool.ts';
 import type { ServerRegistry } from '../server-registry.ts';
 import { MarkdownText } from './markdown-text.tsx';
+import { McpAppSlot } from './mcp-app-slot.tsx';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
 import { describeSignInFailure } from '../sign-in-failure.ts';
 
@@ -28,6 +29,8 @@ interface PendingQuestion {
 }
 
 interface Outcome {
+  /** This run's id (a view is mounted per run). */
+  callId: string;
   output: ToolOutput;
   durationMs: number;
   args: Record<string, unknown>;
@@ -175,7 +178,12 @@ function ToolForm({
     setQuestion(undefined);
     setRunning(false);
     setProgress(undefined);
-    setOutcome({ output, durationMs: Math.round(performance.now() - startedAt), args });
+    setOutcome({
+      callId: `runner-${crypto.randomUUID()}`,
+      output,
+      durationMs: Math.round(performance.now() - startedAt),
+      args,
+    });
   };
 
   const needsSignIn =
@@ -246,6 +254,15 @@ function ToolForm({
             Called with <code>{formatArguments(outcome.args).replace(/\s+/g, ' ')}</code> in{' '}
             {outcome.durationMs} ms.
           </p>
+          {tool.ui?.resourceUri !== undefined && (
+            <McpAppSlot
+              serverName={tool.server}
+              callId={outcome.callId}
+              resourceUri={tool.ui.resourceUri}
+              input={outcome.args}
+              output={outcome.output}
+            />
+          )}
           <ToolOutputView output={outcome.output} server={serverName} />
           {needsSignIn && (
             <div className="sign-in__needed" data-testid="runner-needs-auth">

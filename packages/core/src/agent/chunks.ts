@@ -3,6 +3,7 @@ import type { Item, ToolOutput, Usage } from '../vocabulary/items.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { SwitchboardErrorCode } from '../vocabulary/error-codes.ts';
 import type { ToolTaskStatus } from '../tools/tool-types.ts';
+import type { ToolCallUi } from '../vocabulary/tool-ui.ts';
 
 /** Fields every chunk carries. */
 export interface ChunkBase {
@@ -41,6 +42,8 @@ export interface ToolCallChunk extends ChunkBase {
   callId: string;
   toolName: string;
   server?: string;
+  /** The MCP Apps view that renders this call (the tool's `_meta.ui.resourceUri`). */
+  ui?: ToolCallUi;
   arguments: unknown;
 }
 

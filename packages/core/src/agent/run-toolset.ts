@@ -1,3 +1,4 @@
+import { isModelVisible } from '../mcp/apps/tool-ui-meta.ts';
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { McpServer } from '../mcp/mcp-server.ts';
 import type { Tool } from '../tools/tool-types.ts';
@@ -85,7 +86,11 @@ export class RunToolset {
       }
     }
     if (previous !== undefined && unchanged) return previous;
-    const tools = [...(this.#setup.agent.tools ?? []), ...lists.flatMap(({ list }) => list.tools)];
+    // MCP Apps 2026-01-26, "Visibility": app-only tools never reach the model.
+    const tools = [
+      ...(this.#setup.agent.tools ?? []),
+      ...lists.flatMap(({ list }) => list.tools),
+    ].filter(isModelVisible);
     for (const candidate of tools) this.#removed.delete(candidate.name);
     for (const name of previous?.activated ?? []) this.#activated.add(name);
     const toolset = new Toolset(tools, this.#activated, new Map(this.#removed));

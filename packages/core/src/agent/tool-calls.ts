@@ -82,6 +82,7 @@ export class ToolCalls {
       callId: call.callId,
       toolName: call.name,
       ...(server === undefined ? {} : { server }),
+      ...(tool?.ui?.resourceUri === undefined ? {} : { ui: { resourceUri: tool.ui.resourceUri } }),
       arguments: parseArguments(call.arguments),
     });
     const task = this.newTask(call);

@@ -1,6 +1,7 @@
 import { parseArguments } from '../agent/call-task.ts';
 import type { Item, MessageResourcePart, ToolOutput } from '../vocabulary/items.ts';
 import type { ToolTaskStatus } from '../tools/tool-types.ts';
+import type { ToolCallUi } from '../vocabulary/tool-ui.ts';
 
 /** Live progress of a running tool call. */
 export interface ChatToolProgress {
@@ -17,6 +18,11 @@ export interface ChatToolCallPart {
   callId: string;
   toolName: string;
   server?: string;
+  /**
+   * The MCP Apps view rendering this call (`McpAppView`): from the `tool.call` chunk live, from
+   * the stored output after a reload.
+   */
+  ui?: ToolCallUi;
   arguments: unknown;
   /** `waiting`: held for a human (approval, form or URL); see the chat's `interrupts`. */
   state: 'running' | 'waiting' | 'done' | 'error';
@@ -114,6 +120,7 @@ export function chatMessagesFromItems(items: readonly Item[]): ChatMessage[] {
 export function settleCall(part: ChatToolCallPart, output: ToolOutput): ChatToolCallPart {
   const settled: ChatToolCallPart = {
     ...part,
+    ...(output.ui === undefined ? {} : { ui: output.ui }),
     output,
     state: output.isError === true ? 'error' : 'done',
   };

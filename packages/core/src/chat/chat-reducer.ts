@@ -48,6 +48,7 @@ export function applyChunk(
           callId: chunk.callId,
           toolName: chunk.toolName,
           ...(chunk.server === undefined ? {} : { server: chunk.server }),
+          ...(chunk.ui === undefined ? {} : { ui: chunk.ui }),
           arguments: chunk.arguments,
           state: 'running',
         },

@@ -6,6 +6,7 @@ export interface ResourceContentsLike {
   mimeType?: string | undefined;
   text?: string | undefined;
   blob?: string | undefined;
+  _meta?: Record<string, unknown> | undefined;
 }
 
 /** Bytes of a base64 string once decoded (padding and whitespace not counted). */
@@ -21,7 +22,7 @@ export function utf8ByteLength(text: string): number {
 }
 
 /**
- * Maps the bodies of a `resources/read` result: MIME type kept, `size` in bytes added, and a
+ * Maps the bodies of a `resources/read` result: MIME type and `_meta` kept, `size` in bytes added, and a
  * body over `maxBytes` replaced by `omitted: 'too_large'` (its data is not kept, so it cannot
  * reach a model's context or a stored thread by accident).
  */
@@ -30,8 +31,12 @@ export function mapResourceContents(
   maxBytes: number,
 ): McpResourceContents[] {
   return contents.map((body) => {
-    const base =
-      body.mimeType === undefined ? { uri: body.uri } : { uri: body.uri, mimeType: body.mimeType };
+    // `_meta` is kept: MCP Apps reads a view's declared CSP from it (`_meta.ui.csp`).
+    const base = {
+      uri: body.uri,
+      ...(body.mimeType === undefined ? {} : { mimeType: body.mimeType }),
+      ...(body._meta === undefined ? {} : { _meta: body._meta }),
+    };
     if (typeof body.blob === 'string') {
       const size = base64ByteLength(body.blob);
       return size > maxBytes

@@ -79,6 +79,13 @@ export interface McpServerOptions {
    * `needs_auth` on a tool call pauses with an `authorization` interrupt instead of failing.
    */
   authProvider?: OAuthClientProvider;
+  /**
+   * Advertise MCP Apps (`extensions: {"io.modelcontextprotocol/ui": {mimeTypes:
+   * ["text/html;profile=mcp-app"]}}`, SEP-1865 stable 2026-01-26) because this app renders the
+   * server's `ui://` views (`McpAppView` from `@switchboard/react/mcp-apps`). Tools' `_meta.ui`
+   * is read either way: app-only tools never reach the model. Default false.
+   */
+  apps?: boolean;
 }
 
 /**

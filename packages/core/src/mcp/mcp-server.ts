@@ -1,9 +1,10 @@
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, ReadResourceResult } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { SecretScrubber } from '../internal/secret-scrubber.ts';
 import { Store } from '../internal/store.ts';
 import type { ToolInterruptResult } from '../vocabulary/interrupts.ts';
 import type { ToolOutput } from '../vocabulary/items.ts';
+import { isAppVisible, MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION } from './apps/tool-ui-meta.ts';
 import { callMcpTool } from './call/call-mcp-tool.ts';
 import type { McpCallScope } from './call/call-scope.ts';
 import { callToolDirectly, type DirectCallOptions } from './call/direct-call.ts';
@@ -383,6 +384,27 @@ export class McpServer extends Store<McpServerSnapshot> {
     return await this.#prompts.complete(ref, argument, options);
   }
 
+  /**
+   * The tool an MCP Apps view of this server may call by the server's name `name` (MCP Apps
+   * 2026-01-26, "Visibility": a host MUST reject an app's call to a tool whose visibility lacks
+   * `"app"`; apps reach only their own server's tools, which is why this lives on the server).
+   *
+   * @throws SwitchboardError `tool_not_found` when this server lists no such tool (another
+   *   server's tool included) or its visibility lacks `app`; or any failure of
+   *   {@link McpServer.listTools}.
+   */
+  async appTool(name: string, options: { signal?: AbortSignal } = {}): Promise<McpToolDescriptor> {
+    const tools = await this.listTools(options);
+    const tool = tools.find((candidate) => candidate.originalName === name);
+    if (tool === undefined || !isAppVisible(tool)) {
+      throw new SwitchboardError(
+        'tool_not_found',
+        `${this.#where} has no tool "${name}" that its apps may call.`,
+      );
+    }
+    return tool;
+  }
+
   /** Ends every session (HTTP DELETE, best effort) or the child process. Idempotent. */
   async close(): Promise<void> {
     this.#unwatchAccount?.();
@@ -491,10 +513,16 @@ export class McpServer extends Store<McpServerSnapshot> {
       ...(prior === undefined ? {} : { prior }),
       scrubber: this.#scrubber,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      // The tasks extension (SEP-2663): a 2026-07-28 server may answer `tools/call` with a task.
       capabilities: {
         elicitation: { form: { applyDefaults: true }, url: {} },
-        extensions: { [TASKS_EXTENSION]: {} },
+        extensions: {
+          // The tasks extension (SEP-2663): a 2026-07-28 server may answer `tools/call` with a task.
+          [TASKS_EXTENSION]: {},
+          // MCP Apps 2026-01-26, "Capability Negotiation": only when the app renders views.
+          ...(options.apps === true
+            ? { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME_TYPE] } }
+            : {}),
+        },
       },
       fetchMiddleware: (next, client) => this.#router.middleware(next, client),
       setupClient: (client) => this.#setupClient(client),

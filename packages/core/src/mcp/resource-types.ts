@@ -32,10 +32,18 @@ export interface McpResourceTemplate {
  * the size limit (`McpServerOptions.maxResourceBytes`) comes without its data:
  * `omitted: 'too_large'`, with its `size`, so a UI can say so and a model gets a reference.
  */
-export type McpResourceContents =
-  | { uri: string; mimeType?: string; size: number; text: string }
-  | { uri: string; mimeType?: string; size: number; blob: string }
-  | { uri: string; mimeType?: string; size: number; omitted: 'too_large'; kind: 'text' | 'blob' };
+export type McpResourceContents = McpResourceContentsBase &
+  ({ text: string } | { blob: string } | { omitted: 'too_large'; kind: 'text' | 'blob' });
+
+/** What every body of {@link McpResourceContents} carries. */
+export interface McpResourceContentsBase {
+  uri: string;
+  mimeType?: string;
+  /** Bytes of the body (UTF-8 text, or the decoded base64 blob). */
+  size: number;
+  /** The body's `_meta` as the server sent it (e.g. MCP Apps `_meta.ui.csp` on a view). */
+  _meta?: Record<string, unknown>;
+}
 
 /** An open resource subscription (`McpServer.subscribeResource`). */
 export interface McpResourceSubscription {

@@ -1,8 +1,9 @@
 import type { Client, McpSubscription, Tool as McpTool } from '@modelcontextprotocol/client';
-import type { ToolContext } from '../tools/tool-types.ts';
+import { isToolInterruptResult, type ToolContext } from '../tools/tool-types.ts';
 import type { ToolAnnotations, ToolInterruptResult } from '../vocabulary/interrupts.ts';
 import type { ToolOutput } from '../vocabulary/items.ts';
 import type { McpConnectionInfo, McpConnectionPrior } from './connection/connection-info.ts';
+import { readToolUi } from './apps/tool-ui-meta.ts';
 import { listAllTools } from './list-all-tools.ts';
 import type { McpServerOptions, McpToolDescriptor, ToolNameList } from './mcp-server-types.ts';
 import { mapProviderToolNames } from './provider-tool-names.ts';
@@ -305,6 +306,8 @@ export class ToolCatalog {
     const taskSupport = (listed as { execution?: { taskSupport?: unknown } }).execution
       ?.taskSupport;
     if (taskSupport === 'optional' || taskSupport === 'required') target.taskSupport = taskSupport;
+    const ui = readToolUi(listed);
+    const resourceUri = ui?.resourceUri;
     const tool: McpToolDescriptor = {
       name: safeName,
       originalName: listed.name,
@@ -312,9 +315,19 @@ export class ToolCatalog {
       // Server text the model reads: secrets this client sent are taken out.
       description: this.#host.scrub(listed.description ?? listed.title ?? ''),
       inputSchema: listed.inputSchema as Record<string, unknown>,
-      execute: async (args, context): Promise<ToolOutput | ToolInterruptResult> =>
-        await this.#host.execute(target, (args ?? {}) as Record<string, unknown>, context),
+      execute: async (args, context): Promise<ToolOutput | ToolInterruptResult> => {
+        const result = await this.#host.execute(
+          target,
+          (args ?? {}) as Record<string, unknown>,
+          context,
+        );
+        // The view travels with the output into history, so a reopened thread re-mounts it.
+        return resourceUri === undefined || isToolInterruptResult(result)
+          ? result
+          : { ...result, ui: { resourceUri } };
+      },
     };
+    if (ui !== undefined) tool.ui = ui;
     const title = listed.title ?? listed.annotations?.title;
     if (title !== undefined) tool.title = title;
     if (outputSchema !== undefined) tool.outputSchema = outputSchema;

@@ -7,6 +7,7 @@ import type {
   ToolResume,
 } from '../vocabulary/interrupts.ts';
 import type { ToolOutput } from '../vocabulary/items.ts';
+import type { ToolUi } from '../vocabulary/tool-ui.ts';
 
 /** A progress report from a running tool (MCP `notifications/progress` shape). */
 export interface ToolProgress {
@@ -98,6 +99,11 @@ export interface Tool {
    */
   deferred?: boolean;
   /**
+   * MCP Apps metadata (`_meta.ui`): the view rendering its results and who may call it. A tool
+   * whose `visibility` lacks `'model'` never reaches the model (MCP Apps 2026-01-26, "Visibility").
+   */
+  ui?: ToolUi;
+  /**
    * Runs the tool. `args` is the parsed JSON the model sent. Return a string, a
    * {@link ToolOutput}, or any JSON value (serialised for the model). Throwing gives the model an
    * error output; the run goes on.
@@ -128,7 +134,7 @@ function isToolOutput(value: unknown): value is ToolOutput {
     value !== null &&
     typeof (value as { text?: unknown }).text === 'string' &&
     Object.keys(value).every((key) =>
-      ['text', 'isError', 'parts', 'structuredContent', 'error'].includes(key),
+      ['text', 'isError', 'parts', 'structuredContent', 'error', 'ui'].includes(key),
     )
   );
 }

@@ -1,4 +1,5 @@
 import type { ToolErrorCode } from './error-codes.ts';
+import type { ToolCallUi } from './tool-ui.ts';
 
 /**
  * History items: the conversation as the model sees it, in the Responses-API shape that every
@@ -75,6 +76,11 @@ export interface ToolOutput {
   parts?: ToolResultPart[];
   /** MCP `structuredContent`, kept as sent. */
   structuredContent?: Record<string, unknown>;
+  /**
+   * The MCP Apps view (`_meta.ui.resourceUri` of the tool) that renders this output; kept in
+   * history so a reopened thread mounts the same view. Never sent to the model.
+   */
+  ui?: ToolCallUi;
   /** Machine-readable error facts (a {@link ToolErrorCode}: ours, or a JSON-RPC number), when `isError`. */
   error?: {
     /**

@@ -1,10 +1,15 @@
 import type { PlaygroundConfig } from '../../playground-config.ts';
-import { missingBuiltIns, oauthDemoServer, type ServerConfig } from '../../server-config.ts';
+import {
+  appsDemoServer,
+  missingBuiltIns,
+  oauthDemoServer,
+  type ServerConfig,
+} from '../../server-config.ts';
 import type { ServerRegistry } from '../../server-registry.ts';
 
 /**
  * Buttons that add the playground's own servers back: the default servers the user removed, and
- * the "Demo (OAuth)" preset while it is not in the list. Nothing shows when nothing is missing.
+ * the "Demo (OAuth)" and "Demo apps" presets while they are not in the list. Nothing shows when nothing is missing.
  */
 export function ServerPresets({
   registry,
@@ -20,6 +25,10 @@ export function ServerPresets({
   const oauthDemo = oauthDemoServer(config);
   const oauthDemoMissing = !configs.some(
     (server) => server.builtIn === oauthDemo.builtIn || server.name === oauthDemo.name,
+  );
+  const appsDemo = appsDemoServer(config);
+  const appsDemoMissing = !configs.some(
+    (server) => server.builtIn === appsDemo.builtIn || server.name === appsDemo.name,
   );
   return (
     <>
@@ -44,6 +53,17 @@ export function ServerPresets({
           onClick={() => registry.add(oauthDemo)}
         >
           Add Demo (OAuth)
+        </button>
+      )}
+      {appsDemoMissing && (
+        <button
+          type="button"
+          className="button button--secondary button--small"
+          data-testid="add-apps-demo"
+          title="The demo server's MCP Apps endpoint: tools with interactive ui:// views"
+          onClick={() => registry.add(appsDemo)}
+        >
+          Add Demo apps
         </button>
       )}
     </>
