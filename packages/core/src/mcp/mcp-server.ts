@@ -1,4 +1,4 @@
-import type { Client, ReadResourceResult } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { SecretScrubber } from '../internal/secret-scrubber.ts';
 import { Store } from '../internal/store.ts';
