@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Item, MessageItem } from '../vocabulary/items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import { toAnthropicMessages } from './to-anthropic-messages.ts';
+import {
+  LARGE_TEXT,
+  PIXEL_CAPTION,
+  README_TEXT,
+  withResources,
+} from '../model/resource-parts-test-support.ts';
 
 describe('toAnthropicMessages', () => {
   it('puts the instructions and system messages into system, and leaves it out when empty', () => {
@@ -81,42 +87,6 @@ describe('toAnthropicMessages', () => {
     });
   });
 });
-
-/** A user message with a text resource, a PNG and a binary too large to inline. */
-const withResources: MessageItem = {
-  type: 'message',
-  role: 'user',
-  content: 'Use these.',
-  parts: [
-    {
-      type: 'resource',
-      uri: 'demo://docs/readme',
-      mimeType: 'text/markdown',
-      text: '# Hi',
-      size: 4,
-    },
-    {
-      type: 'resource',
-      uri: 'demo://images/pixel.png',
-      mimeType: 'image/png',
-      blob: 'iVBO',
-      size: 3,
-    },
-    {
-      type: 'resource',
-      uri: 'demo://files/large.bin',
-      mimeType: 'application/octet-stream',
-      size: 2097152,
-      omitted: 'too_large',
-    },
-  ],
-};
-const README_TEXT =
-  '<resource uri="demo://docs/readme" mimeType="text/markdown" bytes=4>\n# Hi\n</resource>';
-const PIXEL_CAPTION =
-  '[Attached image resource uri="demo://images/pixel.png" mimeType="image/png" bytes=3]';
-const LARGE_TEXT =
-  '[Attached resource uri="demo://files/large.bin" mimeType="application/octet-stream" bytes=2097152: too large to include; not included.]';
 
 describe('toAnthropicMessages with resources attached to a user message', () => {
   it('sends text as text blocks, the image as an image block, the large file as a reference', () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Item, MessageItem } from '../vocabulary/items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import { toChatMessages } from './to-chat-messages.ts';
+import {
+  LARGE_TEXT,
+  PIXEL_CAPTION,
+  README_TEXT,
+  withResources,
+} from '../model/resource-parts-test-support.ts';
 
 describe('toChatMessages', () => {
   it('puts the instructions first as a system message, and only when non-empty', () => {
@@ -105,42 +111,6 @@ describe('toChatMessages', () => {
     ]);
   });
 });
-
-/** A user message with a text resource, a PNG and a binary too large to inline. */
-const withResources: MessageItem = {
-  type: 'message',
-  role: 'user',
-  content: 'Use these.',
-  parts: [
-    {
-      type: 'resource',
-      uri: 'demo://docs/readme',
-      mimeType: 'text/markdown',
-      text: '# Hi',
-      size: 4,
-    },
-    {
-      type: 'resource',
-      uri: 'demo://images/pixel.png',
-      mimeType: 'image/png',
-      blob: 'iVBO',
-      size: 3,
-    },
-    {
-      type: 'resource',
-      uri: 'demo://files/large.bin',
-      mimeType: 'application/octet-stream',
-      size: 2097152,
-      omitted: 'too_large',
-    },
-  ],
-};
-const README_TEXT =
-  '<resource uri="demo://docs/readme" mimeType="text/markdown" bytes=4>\n# Hi\n</resource>';
-const PIXEL_CAPTION =
-  '[Attached image resource uri="demo://images/pixel.png" mimeType="image/png" bytes=3]';
-const LARGE_TEXT =
-  '[Attached resource uri="demo://files/large.bin" mimeType="application/octet-stream" bytes=2097152: too large to include; not included.]';
 
 describe('toChatMessages with resources attached to a user message', () => {
   it('sends text as text, the image as image_url, the large file as a reference', () => {

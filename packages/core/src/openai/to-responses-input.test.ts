@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Item, MessageItem } from '../vocabulary/items.ts';
+import type { Item } from '../vocabulary/items.ts';
 import { toResponsesInput } from './to-responses-input.ts';
+import {
+  LARGE_TEXT,
+  PIXEL_CAPTION,
+  README_TEXT,
+  withResources,
+} from '../model/resource-parts-test-support.ts';
 
 describe('toResponsesInput', () => {
   it('maps messages, calls (empty arguments as {}) and outputs (errors prefixed), skipping reasoning', () => {
@@ -21,42 +27,6 @@ describe('toResponsesInput', () => {
     ]);
   });
 });
-
-/** A user message with a text resource, a PNG and a binary too large to inline. */
-const withResources: MessageItem = {
-  type: 'message',
-  role: 'user',
-  content: 'Use these.',
-  parts: [
-    {
-      type: 'resource',
-      uri: 'demo://docs/readme',
-      mimeType: 'text/markdown',
-      text: '# Hi',
-      size: 4,
-    },
-    {
-      type: 'resource',
-      uri: 'demo://images/pixel.png',
-      mimeType: 'image/png',
-      blob: 'iVBO',
-      size: 3,
-    },
-    {
-      type: 'resource',
-      uri: 'demo://files/large.bin',
-      mimeType: 'application/octet-stream',
-      size: 2097152,
-      omitted: 'too_large',
-    },
-  ],
-};
-const README_TEXT =
-  '<resource uri="demo://docs/readme" mimeType="text/markdown" bytes=4>\n# Hi\n</resource>';
-const PIXEL_CAPTION =
-  '[Attached image resource uri="demo://images/pixel.png" mimeType="image/png" bytes=3]';
-const LARGE_TEXT =
-  '[Attached resource uri="demo://files/large.bin" mimeType="application/octet-stream" bytes=2097152: too large to include; not included.]';
 
 describe('toResponsesInput with resources attached to a user message', () => {
   it('sends text as input_text, the image as input_image, the large file as a reference', () => {
