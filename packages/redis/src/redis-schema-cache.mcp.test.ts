@@ -17,7 +17,7 @@ import { RedisSchemaCache } from './redis-schema-cache.ts';
 // throwaway redis-server, both on 127.0.0.1 and stopped afterwards.
 
 const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
-const TOOL_COUNT = 45 + 8; // the demo server's generated tools plus its named ones
+const TOOL_COUNT = 45 + 11; // the demo server's generated tools plus its named and task tools
 
 let demo: DemoServer;
 let redis: RedisTestServer;
