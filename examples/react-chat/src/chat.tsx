@@ -50,10 +50,11 @@ export function Chat() {
   );
 }
 
-/** Text parts as they are, tool calls as `[tool → result]`. */
+/** Text parts as they are, attached resources as `[name]`, tool calls as `[tool → result]`. */
 function messageText(message: ChatMessage): string {
   return message.parts
     .map((part) => {
+      if (part.type === 'resource') return `[${part.title ?? part.uri}] `;
       if (part.type !== 'tool-call') return part.text;
       const result = part.output === undefined ? part.state : part.output.text;
       return `[${part.toolName} → ${result}] `;
