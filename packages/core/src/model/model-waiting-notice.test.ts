@@ -3,7 +3,8 @@ import { startStallingModelServer, type StallingModelServer } from '@switchboard
 import { Agent } from '../agent/agent.ts';
 import { anthropicModel } from '../anthropic/anthropic-model.ts';
 import { describeError } from '../errors/describe-error.ts';
-import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
+import type { SwitchboardError } from '../errors/switchboard-error.ts';
+import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
 import { openaiResponsesModel } from '../openai/openai-responses-model.ts';
 import type { Model, ModelEvent, ModelRequest } from './model.ts';
