@@ -40,6 +40,7 @@ export type {
   ChunkBase,
   ModelFallbackChunk,
   ModelRetryChunk,
+  ModelWaitingChunk,
   ReasoningDeltaChunk,
   RunCancelledChunk,
   RunCompletedChunk,
@@ -64,6 +65,7 @@ export type {
 } from './chat/chat-message.ts';
 export { toolCallOutcome, type ToolCallOutcome } from './chat/tool-call-outcome.ts';
 export type { ChatModelRetry } from './chat/chat-model-retry.ts';
+export type { ChatModelWaiting } from './chat/chat-model-waiting.ts';
 export {
   SwitchboardError,
   isSwitchboardError,
@@ -170,6 +172,7 @@ export type { Model, ModelEvent, ModelRequest, ModelToolDefinition } from './mod
 export {
   DEFAULT_MODEL_IDLE_TIMEOUT_MS,
   DEFAULT_MODEL_REQUEST_TIMEOUT_MS,
+  DEFAULT_MODEL_WAITING_NOTICE_MS,
   type ModelTimeouts,
 } from './model/model-request-clock.ts';
 export { tool, type ToolOptions } from './tools/tool.ts';

@@ -4,6 +4,7 @@ import {
   type Agent,
   type ChatMessage,
   type ChatModelRetry,
+  type ChatModelWaiting,
   type ChatSnapshot,
   type ChatStatus,
   type McpAuthorizeOutcome,
@@ -46,6 +47,14 @@ export interface UseAgentResult {
    * model's first output and when the run ends.
    */
   modelRetry: ChatModelRetry | undefined;
+  /**
+   * While the streaming run's model call has had no response headers for a few seconds (the
+   * model's `waitingNoticeMs`): the `host` it waits for and `since` when (ms since the epoch),
+   * e.g. to show "Waiting for a free connection to api.openai.com" instead of "Thinking…" — the
+   * browser's connections to that host may all be held by other tabs. `undefined` otherwise; it
+   * clears at the next chunk (the model's first output, a retry, the run's end).
+   */
+  modelWaiting: ChatModelWaiting | undefined;
   /**
    * Sends a user message; resolves with the run's result (never rejects for run failures).
    *
@@ -100,6 +109,7 @@ function isUrgent(previous: ChatSnapshot, next: ChatSnapshot): boolean {
     previous.interrupts !== next.interrupts ||
     previous.error !== next.error ||
     previous.modelRetry !== next.modelRetry ||
+    previous.modelWaiting !== next.modelWaiting ||
     previous.serversNeedingAuth !== next.serversNeedingAuth ||
     previous.threadId !== next.threadId
   );
@@ -222,6 +232,7 @@ export function useAgent(
     interrupts: snapshot.interrupts,
     error: snapshot.error,
     modelRetry: snapshot.modelRetry,
+    modelWaiting: snapshot.modelWaiting,
     send,
     stop,
     resolve,

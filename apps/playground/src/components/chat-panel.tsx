@@ -8,6 +8,7 @@ import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 
 import type { McpServer, MessageResourcePart } from '@switchboard/core';
 import { ChatMessageView } from './chat-message-view.tsx';
 import { ModelRetryNotice } from './model-retry-notice.tsx';
+import { ModelWaitingNotice } from './model-waiting-notice.tsx';
 import { PromptMenu } from './prompt-menu.tsx';
 import { describeSignInFailure } from '../sign-in-failure.ts';
 
@@ -73,6 +74,7 @@ export function ChatPanel({
     authorizeAndResume,
     threadId,
     modelRetry,
+    modelWaiting,
   } = chat;
   const [draft, setDraft] = useState('');
   // What `send` threw (the failure itself: `<ErrorNotice>` describes it).
@@ -168,6 +170,8 @@ export function ChatPanel({
         )}
         {streaming && modelRetry !== undefined ? (
           <ModelRetryNotice key={modelRetry.retryAt} retry={modelRetry} />
+        ) : streaming && modelWaiting !== undefined ? (
+          <ModelWaitingNotice key={modelWaiting.since} waiting={modelWaiting} />
         ) : (
           streaming &&
           lastMessage?.role !== 'assistant' && (

@@ -122,6 +122,24 @@ export interface ModelFallbackChunk extends ChunkBase {
   status?: number;
 }
 
+/**
+ * The model call has had no response headers for `waitedMs` (the model's `waitingNoticeMs`):
+ * most likely it is queued in the browser behind other requests to `host` — a browser opens at
+ * most 6 HTTP/1.1 connections per host and other tabs' long-lived streams can hold them all —
+ * or the provider is slow to start. Not a failure: the call keeps waiting up to its time
+ * limits. A UI shows "Waiting for a free connection to `host`" instead of "Thinking…" until the
+ * model's first output. Not stored.
+ */
+export interface ModelWaitingChunk extends ChunkBase {
+  type: 'model.waiting';
+  /** The model called, as `provider/modelId`. */
+  model: string;
+  /** The host the request is for (`api.openai.com`, `127.0.0.1:4000`). */
+  host: string;
+  /** How long the request had gone without response headers, in ms. */
+  waitedMs: number;
+}
+
 /** The run ended normally. */
 export interface RunCompletedChunk extends ChunkBase {
   type: 'run.completed';
@@ -161,6 +179,7 @@ export type Chunk =
   | ServerNeedsAuthChunk
   | ModelRetryChunk
   | ModelFallbackChunk
+  | ModelWaitingChunk
   | RunCompletedChunk
   | RunPausedChunk
   | RunFailedChunk

@@ -14,7 +14,7 @@ import type { AgentOptions } from './agent-options.ts';
 import { whenQuiet, type CallTask } from './call-task.ts';
 import type { Chunk } from './chunks.ts';
 import type { HookScope } from './hooks.ts';
-import { callModelWithRetries, type AttemptOutput } from './model-retries.ts';
+import { callModelWithRetries, modelName, type AttemptOutput } from './model-retries.ts';
 import type { ResolvedModelRetryPolicy } from './model-retry-policy.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import { loadRecovered } from './recover-run.ts';
@@ -435,6 +435,13 @@ class Run {
             callId: event.callId,
             name: event.name,
             arguments: event.arguments,
+          });
+        } else if (event.type === 'response.waiting') {
+          journal.emit({
+            type: 'model.waiting',
+            model: modelName(model),
+            host: event.host,
+            waitedMs: event.waitedMs,
           });
         } else {
           usage = event.usage;

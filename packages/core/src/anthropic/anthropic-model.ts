@@ -12,6 +12,7 @@ import {
   sdkTimeoutMs,
   type ModelTimeouts,
 } from '../model/model-request-clock.ts';
+import { hostOf } from '../internal/offline.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
 import type { ProviderFailure } from '../model/to-model-error.ts';
 import { retryAfterMs } from '../model/retry-after.ts';
@@ -105,25 +106,27 @@ async function* streamMessages(
   const clock = new ModelRequestClock(signal, options);
   try {
     const { system, messages } = toAnthropicMessages(request.instructions, request.items);
-    const stream = await client.messages.create(
-      {
-        ...options.requestOptions,
-        model: options.model,
-        max_tokens: options.maxTokens ?? 4096,
-        ...(system === undefined ? {} : { system }),
-        messages,
-        ...(request.tools.length === 0
-          ? {}
-          : {
-              tools: request.tools.map((tool) => ({
-                name: tool.name,
-                description: tool.description,
-                input_schema: tool.inputSchema as Anthropic.Messages.Tool.InputSchema,
-              })),
-            }),
-        stream: true,
-      },
-      { signal: clock.signal, timeout: sdkTimeoutMs(options) },
+    const stream = yield* clock.responseStart(hostOf(client.baseURL), () =>
+      client.messages.create(
+        {
+          ...options.requestOptions,
+          model: options.model,
+          max_tokens: options.maxTokens ?? 4096,
+          ...(system === undefined ? {} : { system }),
+          messages,
+          ...(request.tools.length === 0
+            ? {}
+            : {
+                tools: request.tools.map((tool) => ({
+                  name: tool.name,
+                  description: tool.description,
+                  input_schema: tool.inputSchema as Anthropic.Messages.Tool.InputSchema,
+                })),
+              }),
+          stream: true,
+        },
+        { signal: clock.signal, timeout: sdkTimeoutMs(options) },
+      ),
     );
     streamOpened = true;
     clock.touch();

@@ -9,7 +9,14 @@ import type { MessageResourcePart } from '../vocabulary/items.ts';
 import { chatResourcePart, type ChatMessage } from './chat-message.ts';
 import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
 import { nextModelRetry } from './chat-model-retry.ts';
-import { endedView, withModelRetry, withoutError, type ChatSnapshot } from './chat-snapshot.ts';
+import {
+  endedView,
+  withModelRetry,
+  withModelWaiting,
+  withoutError,
+  type ChatSnapshot,
+} from './chat-snapshot.ts';
+import { nextModelWaiting } from './chat-model-waiting.ts';
 import { RunFollower } from './follow-run.ts';
 import {
   serversNeedingAuth,
@@ -266,12 +273,13 @@ export class AgentChat extends Store<ChatSnapshot> {
         const modelRetry = nextModelRetry(snapshot.modelRetry, chunk, Date.now());
         const changed = messages !== snapshot.messages || interrupts !== snapshot.interrupts;
         const next = changed ? { ...snapshot, messages, interrupts } : snapshot;
-        return withModelRetry(next, modelRetry);
+        const modelWaiting = nextModelWaiting(chunk, Date.now());
+        return withModelWaiting(withModelRetry(next, modelRetry), modelWaiting);
       });
     }
     this.#run = undefined;
     // A run that ended without a terminal chunk (it always has one) leaves no retry shown.
-    this.set((snapshot) => withModelRetry(snapshot, undefined));
+    this.set((snapshot) => withModelWaiting(withModelRetry(snapshot, undefined), undefined));
     const result = await run.result();
     const failed = result.status === 'failed' ? result.error : undefined;
     if (failed !== undefined && elsewhere?.(failed) === true) await this.#reload();

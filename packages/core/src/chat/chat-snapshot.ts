@@ -3,6 +3,7 @@ import type { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { ChatMessage } from './chat-message.ts';
 import type { ChatModelRetry } from './chat-model-retry.ts';
+import type { ChatModelWaiting } from './chat-model-waiting.ts';
 
 /**
  * What a chat is doing. `paused`: interrupts wait for the human. `running-elsewhere`: the
@@ -32,6 +33,12 @@ export interface ChatSnapshot {
    * model): what failed and when the next attempt starts. Absent otherwise.
    */
   modelRetry?: ChatModelRetry;
+  /**
+   * While the streaming run's model call has had no response headers for a few seconds (a
+   * `model.waiting` chunk): the host it waits for, e.g. behind other tabs' connections. Absent
+   * otherwise.
+   */
+  modelWaiting?: ChatModelWaiting;
 }
 
 /** `snapshot` without its `error` (a new send or answer clears it; the key goes, too). */
@@ -39,6 +46,17 @@ export function withoutError(snapshot: ChatSnapshot): ChatSnapshot {
   const rest = { ...snapshot };
   delete rest.error;
   return rest;
+}
+
+/** `snapshot` with `modelWaiting` set, or without the key when `modelWaiting` is undefined. */
+export function withModelWaiting(
+  snapshot: ChatSnapshot,
+  modelWaiting: ChatModelWaiting | undefined,
+): ChatSnapshot {
+  if (snapshot.modelWaiting === modelWaiting) return snapshot;
+  const rest = { ...snapshot };
+  delete rest.modelWaiting;
+  return modelWaiting === undefined ? rest : { ...rest, modelWaiting };
 }
 
 /** `snapshot` with `modelRetry` set, or without the key when `modelRetry` is undefined. */

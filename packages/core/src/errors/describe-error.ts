@@ -140,6 +140,10 @@ function sentenceOf(code: string, facts: SentenceFacts): string {
   }
   switch (code as SwitchboardErrorCode | Exclude<ToolErrorCode, number> | 'error') {
     case 'connection_refused':
+      // The request never left the browser: the server is not to blame.
+      if (details?.['reason'] === 'offline') {
+        return 'You are offline: the request was not sent. Reconnect to the network and try again.';
+      }
       return (
         `Could not reach ${subject}: it is not running, or it does not let this page in (CORS). ` +
         'Start it or allow this origin, then reconnect.'

@@ -71,6 +71,20 @@ export function toMcpError(
       cause: error,
     });
   }
+  // The browser was offline: the session fetch refused to send (the SDK may have wrapped it).
+  const offline = findInChain(error, isOfflineRefusal);
+  if (offline !== undefined) {
+    return new SwitchboardError(
+      'connection_refused',
+      `The browser is offline; nothing was sent to ${where}.`,
+      {
+        cause: error,
+        details: (offline as SwitchboardError<'connection_refused'>).details ?? {
+          reason: 'offline',
+        },
+      },
+    );
+  }
   if (error instanceof ProtocolError && isConnectionLostData(error.data)) {
     return new SwitchboardError(
       'connection_lost',
@@ -153,6 +167,11 @@ export function toMcpError(
   return new SwitchboardError('mcp_error', `${where} failed: ${excerpt(messageOf(error))}`, {
     cause: error,
   });
+}
+
+/** The session fetch's refusal to send while the browser is offline (see `throwIfOffline`). */
+function isOfflineRefusal(item: unknown): boolean {
+  return isSwitchboardError(item, 'connection_refused') && item.details?.reason === 'offline';
 }
 
 /** `MCP server "name" (http://host/path)` with query and credentials removed. */

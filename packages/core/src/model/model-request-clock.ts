@@ -1,13 +1,27 @@
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { linkSignals, type LinkedSignal } from '../internal/linked-signal.ts';
+import { throwIfOffline } from '../internal/offline.ts';
+import type { ModelEvent } from './model.ts';
 
 /** Default of the model adapters' `idleTimeoutMs`: longest gap between stream events, in ms. */
 export const DEFAULT_MODEL_IDLE_TIMEOUT_MS = 120_000;
 /** Default of the model adapters' `requestTimeoutMs`: cap on one whole model call, in ms. */
 export const DEFAULT_MODEL_REQUEST_TIMEOUT_MS = 600_000;
 
+/** Default of the model adapters' `waitingNoticeMs`: wait for response headers before saying so, in ms. */
+export const DEFAULT_MODEL_WAITING_NOTICE_MS = 4_000;
+
 /** The time limits every model adapter takes (OpenAI Chat, OpenAI Responses, Anthropic). */
 export interface ModelTimeouts {
+  /**
+   * How long, in ms, a model call may go without response headers before the stream says so
+   * with a `response.waiting` event (a "no response headers yet" clock). It does not abort the
+   * request — a provider may be slow to start a big request — the request keeps waiting up to
+   * `idleTimeoutMs` / `requestTimeoutMs`. A request that never got a response start is usually
+   * queued in the browser behind other requests to the same host (6 connections per host over
+   * HTTP/1.1; other tabs' long-lived streams can hold them). Default 4 000 (4 seconds).
+   */
+  waitingNoticeMs?: number;
   /**
    * Longest wait, in ms, for the next sign of life of one model call: the response headers
    * after the request went out, then each stream event after the previous one. When it runs
@@ -39,13 +53,15 @@ export class ModelRequestClock {
   readonly signal: AbortSignal;
   readonly #link: LinkedSignal;
   readonly #idleMs: number;
+  readonly #waitingNoticeMs: number;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #requestTimer: ReturnType<typeof setTimeout> | undefined;
   #expired: SwitchboardError | undefined;
 
   constructor(outer: AbortSignal, timeouts: ModelTimeouts) {
-    const { idleTimeoutMs, requestTimeoutMs } = resolveModelTimeouts(timeouts);
+    const { idleTimeoutMs, requestTimeoutMs, waitingNoticeMs } = resolveModelTimeouts(timeouts);
     this.#idleMs = idleTimeoutMs;
+    this.#waitingNoticeMs = waitingNoticeMs;
     const requestMs = requestTimeoutMs;
     this.#link = linkSignals(outer);
     this.signal = this.#link.signal;
@@ -86,6 +102,35 @@ export class ModelRequestClock {
     );
   }
 
+  /**
+   * Sends the request (`send`: the SDK call, which resolves when the response headers arrived)
+   * inside a model stream: when it has not settled after `waitingNoticeMs`, yields one
+   * `response.waiting` event for `host` and goes on waiting (the idle and request limits still
+   * run). Use as `const stream = yield* clock.responseStart(host, () => client.create(...))`.
+   *
+   * @throws SwitchboardError `connection_refused` (`details.reason: 'offline'`) at once, without
+   * sending, when the browser is offline (`navigator.onLine === false`): the request could not
+   * leave the browser and would only wait for a limit. Otherwise what `send` rejects with.
+   */
+  async *responseStart<T>(host: string, send: () => Promise<T>): AsyncGenerator<ModelEvent, T> {
+    throwIfOffline(host);
+    const response = send();
+    // A consumer that stops iterating during the notice never awaits `response` again.
+    response.catch(() => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const notice = new Promise<typeof waiting>((resolve) => {
+      timer = setTimeout(() => resolve(waiting), this.#waitingNoticeMs);
+    });
+    try {
+      const first = await Promise.race([response, notice]);
+      if (first !== waiting) return first as T;
+      yield { type: 'response.waiting', host, waitedMs: this.#waitingNoticeMs };
+      return await response;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Stops both clocks and unlinks from the caller's signal. Idempotent. */
   dispose(): void {
     clearTimeout(this.#idleTimer);
@@ -108,6 +153,11 @@ export class ModelRequestClock {
  */
 export function resolveModelTimeouts(timeouts: ModelTimeouts): Required<ModelTimeouts> {
   return {
+    waitingNoticeMs: positive(
+      timeouts.waitingNoticeMs,
+      DEFAULT_MODEL_WAITING_NOTICE_MS,
+      'waitingNoticeMs',
+    ),
     idleTimeoutMs: positive(timeouts.idleTimeoutMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS, 'idleTimeoutMs'),
     requestTimeoutMs: positive(
       timeouts.requestTimeoutMs,
@@ -125,6 +175,9 @@ export function resolveModelTimeouts(timeouts: ModelTimeouts): Required<ModelTim
 export function sdkTimeoutMs(timeouts: ModelTimeouts): number {
   return Math.ceil(resolveModelTimeouts(timeouts).requestTimeoutMs) + 1_000;
 }
+
+/** What the notice timer resolves with (a value `response` never has). */
+const waiting = Symbol('waiting');
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;

@@ -21,6 +21,15 @@ export type ModelEvent =
   | { type: 'reasoning.delta'; delta: string }
   /** A complete tool call; `arguments` is the raw JSON string the model produced. */
   | { type: 'tool.call'; callId: string; name: string; arguments: string }
+  /**
+   * The request has had no response headers for `waitedMs` (`ModelTimeouts.waitingNoticeMs`):
+   * it may be queued in the browser behind other requests to `host` (a browser opens at most 6
+   * HTTP/1.1 connections per host, and long-lived streams of other tabs can hold them all), or
+   * the provider is slow to start. Not a failure: the request keeps waiting up to its time
+   * limits. Yielded at most once per stream, before anything else; a UI shows it instead of
+   * "Thinking…".
+   */
+  | { type: 'response.waiting'; host: string; waitedMs: number }
   /** The stream ended normally. */
   | { type: 'done'; usage?: Usage };
 

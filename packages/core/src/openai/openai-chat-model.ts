@@ -7,6 +7,7 @@ import {
   sdkTimeoutMs,
   type ModelTimeouts,
 } from '../model/model-request-clock.ts';
+import { hostOf } from '../internal/offline.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
 import { createOpenAIClient } from './create-openai-client.ts';
 import { openaiFailure } from './openai-failure.ts';
@@ -84,28 +85,30 @@ async function* streamChat(
   let streamOpened = false;
   const clock = new ModelRequestClock(signal, options);
   try {
-    const stream = await client.chat.completions.create(
-      {
-        ...options.requestOptions,
-        model: options.model,
-        messages: toChatMessages(request.instructions, request.items),
-        ...(request.tools.length === 0
-          ? {}
-          : {
-              tools: schemas.convert(request.tools).map((tool) => ({
-                type: 'function' as const,
-                function: {
-                  name: tool.name,
-                  description: tool.description,
-                  parameters: tool.parameters,
-                  ...(tool.strict ? { strict: true } : {}),
-                },
-              })),
-            }),
-        stream: true,
-        stream_options: { include_usage: true },
-      },
-      { signal: clock.signal, timeout: sdkTimeoutMs(options) },
+    const stream = yield* clock.responseStart(hostOf(client.baseURL), () =>
+      client.chat.completions.create(
+        {
+          ...options.requestOptions,
+          model: options.model,
+          messages: toChatMessages(request.instructions, request.items),
+          ...(request.tools.length === 0
+            ? {}
+            : {
+                tools: schemas.convert(request.tools).map((tool) => ({
+                  type: 'function' as const,
+                  function: {
+                    name: tool.name,
+                    description: tool.description,
+                    parameters: tool.parameters,
+                    ...(tool.strict ? { strict: true } : {}),
+                  },
+                })),
+              }),
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        { signal: clock.signal, timeout: sdkTimeoutMs(options) },
+      ),
     );
     streamOpened = true;
     clock.touch();

@@ -9,6 +9,7 @@ import {
   sdkTimeoutMs,
   type ModelTimeouts,
 } from '../model/model-request-clock.ts';
+import { hostOf } from '../internal/offline.ts';
 import { incompleteStreamError, toModelError } from '../model/to-model-error.ts';
 import { createOpenAIClient } from './create-openai-client.ts';
 import { openaiFailure } from './openai-failure.ts';
@@ -103,28 +104,30 @@ async function* streamResponses(
   let streamOpened = false;
   const clock = new ModelRequestClock(signal, options);
   try {
-    const stream = await client.responses.create(
-      {
-        ...options.requestOptions,
-        model: options.model,
-        input: toResponsesInput(request.items),
-        ...(request.instructions === undefined || request.instructions === ''
-          ? {}
-          : { instructions: request.instructions }),
-        ...(request.tools.length === 0
-          ? {}
-          : {
-              tools: schemas.convert(request.tools).map((tool) => ({
-                type: 'function' as const,
-                name: tool.name,
-                description: tool.description,
-                parameters: tool.parameters,
-                strict: tool.strict,
-              })),
-            }),
-        stream: true,
-      },
-      { signal: clock.signal, timeout: sdkTimeoutMs(options) },
+    const stream = yield* clock.responseStart(hostOf(client.baseURL), () =>
+      client.responses.create(
+        {
+          ...options.requestOptions,
+          model: options.model,
+          input: toResponsesInput(request.items),
+          ...(request.instructions === undefined || request.instructions === ''
+            ? {}
+            : { instructions: request.instructions }),
+          ...(request.tools.length === 0
+            ? {}
+            : {
+                tools: schemas.convert(request.tools).map((tool) => ({
+                  type: 'function' as const,
+                  name: tool.name,
+                  description: tool.description,
+                  parameters: tool.parameters,
+                  strict: tool.strict,
+                })),
+              }),
+          stream: true,
+        },
+        { signal: clock.signal, timeout: sdkTimeoutMs(options) },
+      ),
     );
     streamOpened = true;
     clock.touch();

@@ -19,7 +19,10 @@ import type { RunStatus } from './run-status.ts';
  * already compare against them.
  */
 export type SwitchboardErrorCode =
-  /** The server could not be reached (nothing was delivered; safe to retry). */
+  /**
+   * The server could not be reached (nothing was delivered; safe to retry). With
+   * `details.reason: 'offline'` the request never left the browser (`navigator.onLine` false).
+   */
   | 'connection_refused'
   /** An open connection or event stream broke. */
   | 'connection_lost'
@@ -98,6 +101,11 @@ export type AuthorizationFailureReason =
  * wrapped copy), whose shape the compiler cannot see; Switchboard sets them as documented.
  */
 export interface SwitchboardErrorDetails {
+  /**
+   * `reason: 'offline'`: the browser was offline (`navigator.onLine === false`), so the request
+   * to `host` was never sent — the server is not to blame. Absent for a server that refused.
+   */
+  connection_refused: { reason?: 'offline'; host?: string };
   /**
    * The HTTP status; `hint` names a known cause the message explains; `body` is an excerpt of
    * the response body (whitespace collapsed, at most 300 characters), when it had one.

@@ -1,4 +1,5 @@
 import { linkSignals } from '../../internal/linked-signal.ts';
+import { hostOf, throwIfOffline } from '../../internal/offline.ts';
 import { watchEventStream, type JsonRpcId } from './watch-event-stream.ts';
 
 /** What the session learnt from the answers to its handshake POSTs. */
@@ -53,6 +54,8 @@ export interface SessionFetchOptions {
 
 /**
  * The fetch an HTTP transport of one session uses. From the transport inwards:
+ * 0. throws `connection_refused` (`details.reason: 'offline'`) at once when the browser is
+ *    offline (`navigator.onLine === false`): nothing is sent;
  * 1. watches handshake answers and SSE answers (see {@link SessionFetchOptions});
  * 2. answers the standalone GET with a synthetic 405 when `blockStandaloneGet` is set;
  * 3. applies the caller's headers (every request: POST, GET, DELETE, legacy SSE GET and POSTs);
@@ -66,6 +69,9 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     if (!reachesServer(input, options))
       return (options.authFetch ?? options.baseFetch)(input, init);
+    // Offline, a request cannot leave the browser: fail at once (nothing sent, safe to retry)
+    // instead of waiting for a time limit.
+    throwIfOffline(hostOf(input instanceof Request ? input.url : input));
     const headers = new Headers(init?.headers);
     const method = (init?.method ?? 'GET').toUpperCase();
     if (options.blockStandaloneGet && method === 'GET' && !headers.has('last-event-id')) {

@@ -1,0 +1,67 @@
+import {
+  assistantTexts,
+  expect,
+  expectIdle,
+  openPlayground,
+  playgroundUrls,
+  sendMessage,
+  test,
+} from './fixtures.ts';
+
+// A request that cannot leave the browser says so within seconds (the expect timeout) instead of
+// showing "Thinking…" until a time limit, and never blames the servers.
+test.describe('a request that cannot leave the browser', () => {
+  test.describe('offline', () => {
+    // Requests the page had in flight (MCP streams) fail while the context is offline.
+    test.use({ expectedConsoleErrors: /net::ERR_INTERNET_DISCONNECTED/ });
+
+    test('a message sent while offline fails at once with "You are offline"', async ({
+      page,
+      context,
+    }) => {
+      await openPlayground(page, []);
+      await context.setOffline(true);
+      await sendMessage(page, 'what is 2 plus 3?');
+
+      const error = page.getByTestId('chat-error');
+      await expect(error).toContainText('You are offline');
+      await expect(error).not.toContainText(/not running|CORS/);
+      await expectIdle(page);
+      await expect(page.getByTestId('chat-thinking')).toHaveCount(0);
+      await context.setOffline(false);
+    });
+  });
+
+  test('with every connection to the model host held, the chat says it waits for one, then answers once they are released', async ({
+    page,
+  }) => {
+    await openPlayground(page, []);
+    const { modelServerUrl } = playgroundUrls();
+    // Six long-lived streams to the model host, as other tabs' streams would hold them:
+    // Chromium opens at most 6 HTTP/1.1 connections per host.
+    await page.evaluate(async (url) => {
+      const holder = new AbortController();
+      (window as { releaseHeld?: () => void }).releaseHeld = () => holder.abort();
+      await Promise.all(
+        Array.from({ length: 6 }, () =>
+          fetch(`${url}/v1/hold`, { signal: holder.signal, cache: 'no-store' }),
+        ),
+      );
+    }, modelServerUrl);
+
+    await sendMessage(page, 'what is 2 plus 3?');
+    const notice = page.getByTestId('chat-model-waiting');
+    await expect(notice).toBeVisible();
+    await expect(notice).toHaveAttribute('role', 'status');
+    await expect(notice).toContainText(
+      `Waiting for a free connection to ${new URL(modelServerUrl).host} — other tabs may be holding them`,
+    );
+    await expect(page.getByTestId('chat-thinking')).toHaveCount(0);
+
+    await page.evaluate(() => (window as { releaseHeld?: () => void }).releaseHeld?.());
+    await expect(assistantTexts(page).last()).toContainText('The sum of 2 and 3 is 5.');
+    await expect(notice).toHaveCount(0);
+    await expectIdle(page);
+    await expect(page.getByTestId('chat-error')).toHaveCount(0);
+  });
+});
