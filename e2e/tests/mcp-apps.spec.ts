@@ -58,7 +58,9 @@ test('a demo app renders in the sandbox, resizes, and calls an app-only tool thr
   await runAppTool(page, 'show_chart', { series: 'sales' });
 
   const outer = page.getByTestId('runner-outcome').locator('iframe.sb-mcp-app-frame');
-  // The outer frame is the proxy on the second loopback port, never the page's own origin.
+  // The outer frame is the proxy on the second loopback port, never the page's own origin. Its
+  // `src` is set only once the bridge listens (McpAppView), so wait for it before reading it.
+  await expect(outer).toHaveAttribute('src', /^http:\/\/127\.0\.0\.1:\d+\//);
   const proxySource = new URL((await outer.getAttribute('src')) ?? '');
   expect(proxySource.origin).not.toBe(new URL(playgroundUrls().url).origin);
   expect(proxySource.hostname).toBe('127.0.0.1');

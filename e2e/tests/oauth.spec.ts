@@ -151,8 +151,9 @@ test('closing the popup shows why, and Connect stays offered', async ({ page, co
   const denied = await secondPopup;
   await expect(denied).toHaveTitle(consentTitle);
   await denied.getByRole('button', { name: 'Deny' }).click();
-  await expect(card.getByTestId('server-auth-failure')).toContainText('Sign-in was refused.');
-  await expect(card.getByTestId('server-auth-failure')).toContainText('access_denied');
+  await expect(card.getByTestId('server-auth-failure')).toContainText(
+    'Sign-in was refused (access_denied).',
+  );
   await expect(card).toHaveAttribute('data-status', 'needs-auth');
 });
 

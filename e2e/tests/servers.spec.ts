@@ -131,7 +131,7 @@ test.describe('servers that fail', () => {
     });
     await card.getByTestId('server-reconnect').click();
     await expectServerConnected(page, 'mine');
-    await expect(card.getByTestId('tool-count')).toHaveText('12 tools');
+    await expect(card.getByTestId('tool-count')).toHaveText('15 tools');
     await expect(page.getByTestId('chat-notices')).toHaveCount(0);
     // The header went with every request.
     expect(authorization.length).toBeGreaterThan(0);
@@ -148,7 +148,7 @@ test.describe('servers that fail', () => {
     privateServer = undefined;
     await page.reload();
     await expect(card).toHaveAttribute('data-status', 'error');
-    await expect(card.getByTestId('tool-count')).toHaveText('12 tools');
+    await expect(card.getByTestId('tool-count')).toHaveText('15 tools');
     await expect(card.getByTestId('server-protocol')).toContainText('2025 era');
   });
 

@@ -88,6 +88,21 @@ describe('describeError', () => {
       sentence: /^The sign-in window was closed before you finished\. Connect to try again\.$/,
     },
     {
+      name: 'a refused sign-in names the OAuth error code',
+      error: new SwitchboardError('needs_auth', 'refused', {
+        details: { reason: 'denied', error: 'access_denied' },
+      }),
+      sentence:
+        /^Sign-in was refused \(access_denied\)\. Connect to try again, or use another account\.$/,
+    },
+    {
+      name: 'a refused sign-in keeps a code that is not a token out of the sentence',
+      error: new SwitchboardError('needs_auth', 'refused', {
+        details: { reason: 'denied', error: '<b>{"x":1}</b>' },
+      }),
+      sentence: /^Sign-in was refused\. Connect to try again, or use another account\.$/,
+    },
+    {
       name: 'a model request timeout, in seconds',
       error: new SwitchboardError('timeout', 'The model call took longer than 60000 ms.', {
         details: { which: 'request', timeoutMs: 60_000 },

@@ -289,8 +289,13 @@ function authSentence(
   switch (details?.['reason']) {
     case 'closed':
       return 'The sign-in window was closed before you finished. Connect to try again.';
-    case 'denied':
-      return 'Sign-in was refused. Connect to try again, or use another account.';
+    case 'denied': {
+      // RFC 6749 §4.1.2.1 error codes are short ASCII tokens (`access_denied`); anything else a
+      // server sends stays in the details, out of the sentence.
+      const error = details['error'];
+      const shown = typeof error === 'string' && /^[\w.-]{1,64}$/.test(error) ? ` (${error})` : '';
+      return `Sign-in was refused${shown}. Connect to try again, or use another account.`;
+    }
     case 'timeout':
       return 'The sign-in took too long. Connect to try again.';
     case 'state_mismatch':
