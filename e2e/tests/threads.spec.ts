@@ -84,7 +84,7 @@ test('Stop during a tool call leaves a consistent thread', async ({ page }) => {
   // Stopped is not a failure: the badge says so, not "Error".
   await expect(card.getByTestId('tool-call-state')).toHaveText('Stopped');
   await expect(card).toContainText('on demo');
-  await expect(card.getByTestId('tool-call-result')).toBeVisible();
+  await expect(card.getByTestId('tool-error')).toBeVisible();
   await expect(page.locator('[data-testid="tool-call"][data-state="running"]')).toHaveCount(0);
 
   // After a reload the stored thread has the same call, settled (every call has one output).
@@ -94,7 +94,7 @@ test('Stop during a tool call leaves a consistent thread', async ({ page }) => {
     'Stopped',
   );
   await expect(toolCard(page, 'demo_slow_count')).toContainText('on demo');
-  await expect(toolCard(page, 'demo_slow_count').getByTestId('tool-call-result')).toBeVisible();
+  await expect(toolCard(page, 'demo_slow_count').getByTestId('tool-error')).toBeVisible();
   await expect(page.locator('[data-testid="tool-call"][data-state="running"]')).toHaveCount(0);
   await expect(page.locator('[data-testid="tool-call"][data-state="waiting"]')).toHaveCount(0);
 
