@@ -101,6 +101,11 @@ export interface McpServerSnapshot {
   status: McpServerStatus;
   /** Set when `status` is `error` or `needs-auth`. */
   error?: SwitchboardError;
+  /**
+   * The schema cache's last failure (read, write or delete), until an operation on it works
+   * again. The tools were listed from the server instead; `status` is unaffected.
+   */
+  schemaCacheError?: SwitchboardError;
   /** `streamable-http`, `sse` or `custom`, once connected. */
   transport?: McpConnectionInfo['transport'];
   /** `modern` (2026-07-28, no sessions) or `legacy` (`initialize` era). */

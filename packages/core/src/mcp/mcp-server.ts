@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { SwitchboardError } from '../errors/switchboard-error.ts';
+import { messageOf } from '../errors/message-of.ts';
+import { isSwitchboardError, SwitchboardError } from '../errors/switchboard-error.ts';
 import { SecretScrubber } from '../internal/secret-scrubber.ts';
 import { Store } from '../internal/store.ts';
 import type { ToolInterruptResult } from '../vocabulary/interrupts.ts';
@@ -587,7 +588,25 @@ export class McpServer extends Store<McpServerSnapshot> {
           status: 'error',
           error: toMcpError(error, this.#where),
         }),
+      cacheFailed: (error) => this.#cacheFailed(error),
     };
+  }
+
+  /** Shows (or clears) a schema cache failure; the server's own status is not touched. */
+  #cacheFailed(error: unknown): void {
+    const snapshot = this.getSnapshot();
+    if (error === undefined) {
+      if (snapshot.schemaCacheError === undefined) return;
+      const { schemaCacheError: _cleared, ...rest } = snapshot;
+      this.set(rest);
+      return;
+    }
+    const schemaCacheError = isSwitchboardError(error)
+      ? error
+      : new SwitchboardError('storage_error', `The schema cache failed: ${messageOf(error)}`, {
+          cause: error,
+        });
+    this.set({ ...snapshot, schemaCacheError });
   }
 
   /** New tools in the snapshot; from the cache they also show what it knew about the server. */

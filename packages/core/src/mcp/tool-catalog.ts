@@ -70,6 +70,11 @@ export interface ToolCatalogHost {
   showTools(tools: McpToolDescriptor[], cached?: SchemaCacheEntry): void;
   /** A re-listing after `list_changed` failed. */
   refreshFailed(error: unknown): void;
+  /**
+   * The schema cache failed a read, write or delete (`undefined`: the last one worked again).
+   * The listing went on without it: a cache outage costs requests, never the tools.
+   */
+  cacheFailed(error: unknown): void;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -130,7 +135,9 @@ export class ToolCatalog {
   async invalidate(options: { signal?: AbortSignal; runContext?: unknown } = {}): Promise<void> {
     this.#tools = undefined;
     const cache = this.#options.schemaCache;
-    if (cache !== undefined) await cache.delete(await this.#cacheKey(options.runContext), options);
+    if (cache === undefined) return;
+    const key = await this.#cacheKey(options.runContext);
+    await this.#tryCache(() => cache.delete(key, options), options.signal);
   }
 
   /** The server's tools changed: list every page again, replace the tools, refresh the cache. */
@@ -198,7 +205,10 @@ export class ToolCatalog {
     const cache = this.#options.schemaCache;
     const key = cache === undefined ? undefined : await this.#cacheKey(runContext);
     if (cache !== undefined && key !== undefined && !refresh) {
-      const entry = await cache.get(key, signal === undefined ? {} : { signal });
+      const entry = await this.#tryCache(
+        () => cache.get(key, signal === undefined ? {} : { signal }),
+        signal,
+      );
       if (entry !== undefined) {
         this.#hold(cache, key, entry.storedAt);
         this.#rememberPrior(entry);
@@ -229,12 +239,35 @@ export class ToolCatalog {
       if (info?.serverInfo !== undefined) entry.serverInfo = info.serverInfo;
       // Held before the write, so that this cache's own change report is known as ours.
       this.#hold(cache, key, now);
-      await cache.set(key, entry, signal === undefined ? {} : { signal });
+      await this.#tryCache(
+        () => cache.set(key, entry, signal === undefined ? {} : { signal }),
+        signal,
+      );
     }
     const tools = this.#describe(listed);
     this.#host.showTools(tools);
     this.#listenForChanges(runContext);
     return tools;
+  }
+
+  /**
+   * Runs one schema cache operation; a failure (a Redis outage, a full IndexedDB) is reported to
+   * the server's snapshot and read as a miss, so the listing goes to the server instead. The
+   * caller's own abort still ends the listing.
+   */
+  async #tryCache<T>(
+    operation: () => Promise<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T | undefined> {
+    try {
+      const result = await operation();
+      this.#host.cacheFailed(undefined);
+      return result;
+    } catch (error) {
+      if (signal?.aborted === true) throw error;
+      this.#host.cacheFailed(error);
+      return undefined;
+    }
   }
 
   /** Notes the listing held, and follows the cache's changes when it reports them. */
