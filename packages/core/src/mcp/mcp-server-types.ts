@@ -40,6 +40,17 @@ export interface McpServerOptions {
   /** Do not open the standalone GET stream (2025 era); the server then cannot push outside calls. */
   disableStandaloneSse?: boolean;
   /**
+   * In a browser, share this server's long-lived streams (the 2025 standalone GET stream, the
+   * 2026-07-28 `subscriptions/listen` streams for `list_changed`) with the other tabs and
+   * workers of the origin that use the same URL: one of them holds the streams (a Web Lock,
+   * handed to the next when its page goes away) and relays `list_changed` over a
+   * `BroadcastChannel`; a 2025 session of another tab opens its GET stream only while one of
+   * its requests is in flight or it has resource subscriptions. A browser opens at most 6
+   * HTTP/1.1 connections per host, so without this three or more tabs on one server stall each
+   * other. Ignored where there are no Web Locks (Node). Default true.
+   */
+  shareStreamsAcrossTabs?: boolean;
+  /**
    * The server's time limit, in ms. Default 60 000. It bounds every wait on the server:
    * connecting (the `server/discover` probe and `initialize` handshake, each), every page of
    * `tools/list`, and each tool call, which fails after this long without a result or progress

@@ -15,6 +15,7 @@ import type {
 import { SwitchboardError } from '../../errors/switchboard-error.ts';
 import { CONNECTION_LOST_DATA } from '../to-mcp-error.ts';
 import { createSessionFetch, type HandshakeRecord } from './session-fetch.ts';
+import type { TabStreamLead } from './tab-stream-lead.ts';
 import type { JsonRpcId } from './watch-event-stream.ts';
 import { carryTaskResults } from './task-result-envelope.ts';
 
@@ -39,6 +40,8 @@ export interface SessionConfig {
   fetch?: typeof fetch;
   /** Answer the standalone GET stream with a local 405 (it never reaches the network). */
   disableStandaloneSse?: boolean;
+  /** This tab's lead over the server's long-lived streams (a browser only; see `TabStreamLead`). */
+  tabStreamLead?: TabStreamLead;
   /** Client capabilities to declare. */
   capabilities: Record<string, unknown>;
   /** Called with each new `Client` before it connects: register handlers. */
@@ -363,6 +366,7 @@ function createTransport(
       headers: options.headers,
       middleware,
       blockStandaloneGet: config.disableStandaloneSse === true,
+      tabLead: config.tabStreamLead,
       handshake: options.handshake,
       onAnswerLost,
       ...(authFetch === undefined ? {} : { authFetch }),

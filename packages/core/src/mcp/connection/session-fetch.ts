@@ -1,5 +1,7 @@
 import { linkSignals } from '../../internal/linked-signal.ts';
 import { hostOf, throwIfOffline } from '../../internal/offline.ts';
+import { StandaloneStreamGate } from './standalone-stream-gate.ts';
+import type { TabStreamLead } from './tab-stream-lead.ts';
 import { watchEventStream, type JsonRpcId } from './watch-event-stream.ts';
 
 /** What the session learnt from the answers to its handshake POSTs. */
@@ -32,6 +34,12 @@ export interface SessionFetchOptions {
    * GET, and treats 405 as "this server offers no stream".
    */
   blockStandaloneGet: boolean;
+  /**
+   * Streamable HTTP, 2025 era, in a browser: this tab's lead over the server's long-lived
+   * streams. The standalone GET is then held on the network only while needed (see
+   * `StandaloneStreamGate`). None: it stays open for the session's life.
+   */
+  tabLead?: TabStreamLead | undefined;
   /** Streamable HTTP only: notes handshake answers into this record. */
   handshake?: HandshakeRecord;
   /**
@@ -57,7 +65,8 @@ export interface SessionFetchOptions {
  * 0. throws `connection_refused` (`details.reason: 'offline'`) at once when the browser is
  *    offline (`navigator.onLine === false`): nothing is sent;
  * 1. watches handshake answers and SSE answers (see {@link SessionFetchOptions});
- * 2. answers the standalone GET with a synthetic 405 when `blockStandaloneGet` is set;
+ * 2. answers the standalone GET with a synthetic 405 when `blockStandaloneGet` is set, or with
+ *    a local stream the {@link StandaloneStreamGate} feeds when `tabLead` is given;
  * 3. applies the caller's headers (every request: POST, GET, DELETE, legacy SSE GET and POSTs);
  * 4. runs the middleware, then the network fetch.
  */
@@ -65,6 +74,10 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   const network = options.middleware ? options.middleware(options.baseFetch) : options.baseFetch;
   const { handshake, onAnswerLost } = options;
   const watching = handshake !== undefined || onAnswerLost !== undefined;
+  const gate =
+    options.tabLead === undefined || options.blockStandaloneGet
+      ? undefined
+      : new StandaloneStreamGate(options.tabLead, network);
 
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     if (!reachesServer(input, options))
@@ -80,20 +93,40 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     for (const [name, value] of Object.entries(options.headers)) {
       if (!headers.has(name)) headers.set(name, value);
     }
-    const request = watching && method === 'POST' ? rpcRequestOf(init?.body) : undefined;
+    if (gate !== undefined && method === 'GET' && !headers.has('last-event-id')) {
+      const url = input instanceof Request ? input.url : String(input);
+      return gate.answer(url, headers, init?.signal ?? undefined);
+    }
+    const request =
+      (watching || gate !== undefined) && method === 'POST' ? rpcRequestOf(init?.body) : undefined;
+    if (gate !== undefined && request?.uri !== undefined && request.method !== undefined) {
+      gate.noteSubscription(request.method, request.uri);
+    }
+    // A request in flight keeps the gated GET stream open: the server may push on it.
+    const settled =
+      gate !== undefined && request?.method !== undefined && request.id !== undefined
+        ? gate.noteRequest()
+        : undefined;
     // The SDK hands every request the transport's one long-lived signal, and undici keeps an
     // `abort` listener on it per request until that request is garbage-collected (thousands of
     // calls → MaxListenersExceededWarning). Each request gets its own linked signal instead,
     // released when its body has been read (or cancelled).
     const link = linkSignals(init?.signal ?? undefined);
+    const release =
+      settled === undefined
+        ? link.dispose
+        : () => {
+            link.dispose();
+            settled();
+          };
     let response: Response;
     try {
       response = releaseWhenRead(
         await network(input, { ...init, headers, signal: link.signal }),
-        link.dispose,
+        release,
       );
     } catch (error) {
-      link.dispose();
+      release();
       throw error;
     }
     if (request === undefined) return response;
@@ -183,8 +216,13 @@ function isEventStream(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
 }
 
-/** Method and id of the JSON-RPC message in a POST body the SDK wrote (a JSON string). */
-function rpcRequestOf(body: unknown): { method?: string; id?: JsonRpcId } | undefined {
+/**
+ * Method, id and `params.uri` of the JSON-RPC message in a POST body the SDK wrote (a JSON
+ * string).
+ */
+function rpcRequestOf(
+  body: unknown,
+): { method?: string; id?: JsonRpcId; uri?: string } | undefined {
   if (typeof body !== 'string') return undefined;
   let message: unknown;
   try {
@@ -193,9 +231,11 @@ function rpcRequestOf(body: unknown): { method?: string; id?: JsonRpcId } | unde
     return undefined;
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
-  const { method, id } = message as { method?: unknown; id?: unknown };
+  const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+  const uri = (params as { uri?: unknown } | null | undefined)?.uri;
   return {
     ...(typeof method === 'string' ? { method } : {}),
     ...(typeof id === 'string' || typeof id === 'number' ? { id } : {}),
+    ...(typeof uri === 'string' ? { uri } : {}),
   };
 }
