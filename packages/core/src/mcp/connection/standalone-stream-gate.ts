@@ -201,8 +201,7 @@ export class StandaloneStreamGate {
     if (this.#open !== open) return; // closed on purpose (not needed, or the gate closed)
     this.#open = undefined;
     if (this.#closed || !this.#needed) return;
-    const delay =
-      this.#serverRetryMs ?? Math.min(RETRY_MS * 2 ** this.#attempt, MAX_RETRY_MS);
+    const delay = this.#serverRetryMs ?? Math.min(RETRY_MS * 2 ** this.#attempt, MAX_RETRY_MS);
     this.#attempt += 1;
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = undefined;
