@@ -6,6 +6,7 @@ import type {
   McpHeaders,
   McpTransportKind,
 } from './connection/connection-info.ts';
+import type { McpRequestWaiting } from './connection/request-waiting.ts';
 import type { SchemaCache } from './schema-cache.ts';
 import type { Tool } from '../tools/tool-types.ts';
 
@@ -50,6 +51,12 @@ export interface McpServerOptions {
    * other. Ignored where there are no Web Locks (Node). Default true.
    */
   shareStreamsAcrossTabs?: boolean;
+  /**
+   * How long an HTTP request may wait for response headers before the snapshot lists it in
+   * `waiting`, in ms. Default 4 000 (`DEFAULT_MCP_WAITING_NOTICE_MS`, as the model's
+   * `waitingNoticeMs`). The request is not aborted: `timeoutMs` still ends it.
+   */
+  waitingNoticeMs?: number;
   /**
    * The server's time limit, in ms. Default 60 000. It bounds every wait on the server:
    * connecting (the `server/discover` probe and `initialize` handshake, each), every page of
@@ -134,6 +141,14 @@ export interface McpServerSnapshot {
    * `InteractiveOAuthProvider` (never a token). Absent without one.
    */
   account?: OAuthAccountState;
+  /**
+   * Requests to the server that have had no response headers for `waitingNoticeMs`, oldest
+   * first; absent when none. Most often they have not left the browser: other tabs or streams
+   * hold the host's connections (6 per host over HTTP/1.1). They keep waiting up to their own
+   * time limits; each leaves the list when its headers arrive or it fails. A UI shows "Waiting
+   * for a free connection to <host>" (on the card of the call with that `callId`).
+   */
+  waiting?: readonly McpRequestWaiting[];
 }
 
 /** Tool names, or `'*'` for every tool of the server. */

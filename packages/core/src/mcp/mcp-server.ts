@@ -19,6 +19,11 @@ import { ToolCatalog, type ToolCatalogHost } from './tool-catalog.ts';
 import { ContentChangeStream } from './content-change-stream.ts';
 import type { ClosableStream } from './connection/tab-stream-lead.ts';
 import { TabStreamShare, type SharedListKind } from './tab-stream-share.ts';
+import {
+  DEFAULT_MCP_WAITING_NOTICE_MS,
+  type McpRequestWaiting,
+  type RequestWaitingWatch,
+} from './connection/request-waiting.ts';
 import { PromptCatalog } from './prompt-catalog.ts';
 import { ResourceCatalog, type ResourceOperationOptions } from './resource-catalog.ts';
 import {
@@ -521,6 +526,7 @@ export class McpServer extends Store<McpServerSnapshot> {
         ? {}
         : { disableStandaloneSse: options.disableStandaloneSse }),
       ...(tabStreamLead === undefined ? {} : { tabStreamLead }),
+      requestWaiting: this.#requestWaitingWatch(),
       ...(options.createTransport === undefined
         ? {}
         : { createTransport: options.createTransport }),
@@ -561,6 +567,28 @@ export class McpServer extends Store<McpServerSnapshot> {
           completedElicitations: [...previous.completedElicitations, id].slice(-100),
         })),
     });
+  }
+
+  /** Keeps the snapshot's `waiting` list: requests without response headers for a while. */
+  #requestWaitingWatch(): RequestWaitingWatch {
+    const noticeMs = this.#options.waitingNoticeMs ?? DEFAULT_MCP_WAITING_NOTICE_MS;
+    if (!(noticeMs > 0)) {
+      throw new SwitchboardError(
+        'invalid_input',
+        `${this.#where}: waitingNoticeMs must be a positive number of milliseconds.`,
+      );
+    }
+    const update = (change: (list: readonly McpRequestWaiting[]) => McpRequestWaiting[]) =>
+      this.set((previous) => {
+        const { waiting, ...rest } = previous;
+        const next = change(waiting ?? []);
+        return next.length === 0 ? rest : { ...rest, waiting: next };
+      });
+    return {
+      noticeMs,
+      onWaiting: (waiting) => update((list) => [...list, waiting]),
+      onStarted: (waiting) => update((list) => list.filter((entry) => entry !== waiting)),
+    };
   }
 
   /** This client's session heard a list change: apply it, and relay it to other tabs. */

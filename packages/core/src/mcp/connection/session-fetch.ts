@@ -1,5 +1,7 @@
 import { linkSignals } from '../../internal/linked-signal.ts';
 import { hostOf, throwIfOffline } from '../../internal/offline.ts';
+import { CALL_ID_META_KEY } from '../elicitation-router.ts';
+import { watchResponseStart, type RequestWaitingWatch } from './request-waiting.ts';
 import { StandaloneStreamGate } from './standalone-stream-gate.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
 import { watchEventStream, type JsonRpcId } from './watch-event-stream.ts';
@@ -40,6 +42,11 @@ export interface SessionFetchOptions {
    * `StandaloneStreamGate`). None: it stays open for the session's life.
    */
   tabLead?: TabStreamLead | undefined;
+  /**
+   * Reports POSTed requests that have had no response headers for a while (they may be queued
+   * in the browser behind held connections). None: no clock.
+   */
+  requestWaiting?: RequestWaitingWatch | undefined;
   /** Streamable HTTP only: notes handshake answers into this record. */
   handshake?: HandshakeRecord;
   /**
@@ -73,7 +80,8 @@ export interface SessionFetchOptions {
 export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   const network = options.middleware ? options.middleware(options.baseFetch) : options.baseFetch;
   const { handshake, onAnswerLost } = options;
-  const watching = handshake !== undefined || onAnswerLost !== undefined;
+  const watching =
+    handshake !== undefined || onAnswerLost !== undefined || options.requestWaiting !== undefined;
   const gate =
     options.tabLead === undefined || options.blockStandaloneGet
       ? undefined
@@ -111,6 +119,18 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     // `abort` listener on it per request until that request is garbage-collected (thousands of
     // calls → MaxListenersExceededWarning). Each request gets its own linked signal instead,
     // released when its body has been read (or cancelled).
+    const headersArrived =
+      options.requestWaiting !== undefined &&
+      request?.method !== undefined &&
+      request.id !== undefined &&
+      // A background stream (2026-07-28 `list_changed`), not a request anybody waits for.
+      request.method !== 'subscriptions/listen'
+        ? watchResponseStart(options.requestWaiting, {
+            method: request.method,
+            ...(request.callKey === undefined ? {} : { callId: callIdOf(request.callKey) }),
+            host: hostOf(input instanceof Request ? input.url : input),
+          })
+        : undefined;
     const link = linkSignals(init?.signal ?? undefined);
     const release =
       settled === undefined
@@ -128,6 +148,8 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     } catch (error) {
       release();
       throw error;
+    } finally {
+      headersArrived?.();
     }
     if (request === undefined) return response;
 
@@ -222,7 +244,7 @@ function isEventStream(response: Response): boolean {
  */
 function rpcRequestOf(
   body: unknown,
-): { method?: string; id?: JsonRpcId; uri?: string } | undefined {
+): { method?: string; id?: JsonRpcId; uri?: string; callKey?: string } | undefined {
   if (typeof body !== 'string') return undefined;
   let message: unknown;
   try {
@@ -233,9 +255,18 @@ function rpcRequestOf(
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
   const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
   const uri = (params as { uri?: unknown } | null | undefined)?.uri;
+  const meta = (params as { _meta?: Record<string, unknown> } | null | undefined)?._meta;
+  const callKey = meta?.[CALL_ID_META_KEY];
   return {
+    ...(typeof callKey === 'string' ? { callKey } : {}),
     ...(typeof method === 'string' ? { method } : {}),
     ...(typeof id === 'string' || typeof id === 'number' ? { id } : {}),
     ...(typeof uri === 'string' ? { uri } : {}),
   };
+}
+
+/** The model's call id in a call key (`<callId>#<n>`, see `callMcpTool`). */
+function callIdOf(callKey: string): string {
+  const cut = callKey.lastIndexOf('#');
+  return cut < 0 ? callKey : callKey.slice(0, cut);
 }
