@@ -11,6 +11,7 @@ import { bundleSizeBenchmark } from './benchmarks/bundle-size.ts';
 import { deferredPromptBenchmark } from './benchmarks/deferred-prompt.ts';
 import { indexedDbThreadBenchmark } from './benchmarks/indexeddb-thread.ts';
 import { listToolsColdBenchmark } from './benchmarks/list-tools-cold.ts';
+import { manyTabsBenchmark } from './benchmarks/many-tabs.ts';
 import { memoryGrowthBenchmark } from './benchmarks/memory-growth.ts';
 import { schemaCacheBenchmark } from './benchmarks/schema-cache.ts';
 import { streamThroughputBenchmark } from './benchmarks/stream-throughput.ts';
@@ -32,6 +33,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   indexedDbThreadBenchmark,
   bundleSizeBenchmark,
   memoryGrowthBenchmark,
+  manyTabsBenchmark,
 ];
 
 function parseOnly(argv: readonly string[]): string[] | undefined {
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
 
   const finishedAt = new Date();
   const chromium = selected.some((benchmark) =>
-    ['schema-cache', 'use-agent-render', 'indexeddb-thread'].includes(benchmark.key),
+    ['schema-cache', 'use-agent-render', 'indexeddb-thread', 'many-tabs'].includes(benchmark.key),
   )
     ? await chromiumVersion().catch(() => undefined)
     : undefined;

@@ -6,6 +6,7 @@ import {
   playgroundUrls,
   sendMessage,
   test,
+  toolCard,
 } from './fixtures.ts';
 
 // A request that cannot leave the browser says so within seconds (the expect timeout) instead of
@@ -64,4 +65,40 @@ test.describe('a request that cannot leave the browser', () => {
     await expectIdle(page);
     await expect(page.getByTestId('chat-error')).toHaveCount(0);
   });
+});
+
+test('with every connection to an MCP server held, its tool card says the request waits, then the call answers once they are released', async ({
+  page,
+}) => {
+  await openPlayground(page, ['demo']);
+  const { demoUrl } = playgroundUrls();
+  // Six streams to the demo server's host, as other tabs or an app's own streams would hold
+  // them (its own list_changed streams hold some already: the surplus queues ahead of the call).
+  // Not awaited: the queued ones never get headers while the others are held.
+  await page.evaluate((url) => {
+    const holder = new AbortController();
+    (window as { releaseHeld?: () => void }).releaseHeld = () => holder.abort();
+    for (let index = 0; index < 6; index += 1) {
+      fetch(`${url}/control/hold`, { signal: holder.signal, cache: 'no-store' }).catch(() => {
+        // Released.
+      });
+    }
+  }, demoUrl);
+
+  await sendMessage(page, 'weather in Oslo');
+  const card = toolCard(page, 'demo_get_weather');
+  const notice = card.getByTestId('tool-call-waiting');
+  await expect(notice).toBeVisible();
+  await expect(notice).toHaveAttribute('role', 'status');
+  await expect(notice).toContainText(
+    `Waiting for the browser to send the request to ${new URL(demoUrl).host} — other tabs may be holding this server's connections`,
+  );
+  await expect(card).toHaveAttribute('data-state', 'running');
+
+  await page.evaluate(() => (window as { releaseHeld?: () => void }).releaseHeld?.());
+  await expect(card).toHaveAttribute('data-state', 'done');
+  await expect(notice).toHaveCount(0);
+  await expect(card.getByTestId('tool-call-structured')).toContainText('"city": "Oslo"');
+  await expectIdle(page);
+  await expect(page.getByTestId('chat-error')).toHaveCount(0);
 });

@@ -150,6 +150,10 @@ export {
   type ToolNameList,
 } from './mcp/mcp-server.ts';
 export { DEFAULT_MAX_RESOURCE_BYTES } from './mcp/resource-types.ts';
+export {
+  DEFAULT_MCP_WAITING_NOTICE_MS,
+  type McpRequestWaiting,
+} from './mcp/connection/request-waiting.ts';
 export { resourceParts } from './mcp/resource-parts.ts';
 export {
   READ_RESOURCE_NAME,

@@ -2,6 +2,7 @@ import { toolCallOutcome, type ChatToolCallPart } from '@switchboard/core';
 import { ToolProgressBar } from '@switchboard/react';
 import { outcomeLabels } from './tool-call-outcome.ts';
 import { McpAppSlot } from './mcp-app-slot.tsx';
+import { McpWaitingNotice } from './mcp-waiting-notice.tsx';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
 
 /**
@@ -36,6 +37,9 @@ export function ToolCallCard({ part }: { part: ChatToolCallPart }) {
           {formatArguments(part.arguments)}
         </pre>
       </details>
+      {part.state === 'running' && (
+        <McpWaitingNotice serverName={part.server} callId={part.callId} />
+      )}
       {progress !== undefined && part.state === 'running' && (
         <div data-testid="tool-call-progress">
           <ToolProgressBar progress={progress} label={`Progress of ${part.toolName}`} />

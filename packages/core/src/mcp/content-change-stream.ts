@@ -1,4 +1,4 @@
-import type { McpSubscription } from '@modelcontextprotocol/client';
+import type { ClosableStream } from './connection/tab-stream-lead.ts';
 import type { ServerFeatureHost } from './server-feature-host.ts';
 
 /**
@@ -10,7 +10,7 @@ import type { ServerFeatureHost } from './server-feature-host.ts';
  */
 export class ContentChangeStream {
   readonly #host: ServerFeatureHost;
-  #subscription: Promise<McpSubscription | undefined> | undefined;
+  #subscription: Promise<ClosableStream | undefined> | undefined;
 
   constructor(host: ServerFeatureHost) {
     this.#host = host;
@@ -21,8 +21,10 @@ export class ContentChangeStream {
     if (this.#subscription !== undefined || this.#host.streamsDisabled) return;
     if (this.#host.protocolEra() !== 'modern') return;
     this.#subscription = this.#host
-      .use(runContext, (client) =>
-        client.listen({ resourcesListChanged: true, promptsListChanged: true }),
+      .openLongLived(() =>
+        this.#host.use(runContext, (client) =>
+          client.listen({ resourcesListChanged: true, promptsListChanged: true }),
+        ),
       )
       .catch(() => undefined); // no subscriptions: lists are re-read when the app asks
   }

@@ -6,6 +6,7 @@ import type {
   McpHeaders,
   McpTransportKind,
 } from './connection/connection-info.ts';
+import type { McpRequestWaiting } from './connection/request-waiting.ts';
 import type { SchemaCache } from './schema-cache.ts';
 import type { Tool } from '../tools/tool-types.ts';
 
@@ -39,6 +40,23 @@ export interface McpServerOptions {
   cacheTtlMs?: number;
   /** Do not open the standalone GET stream (2025 era); the server then cannot push outside calls. */
   disableStandaloneSse?: boolean;
+  /**
+   * In a browser, share this server's long-lived streams (the 2025 standalone GET stream, the
+   * 2026-07-28 `subscriptions/listen` streams for `list_changed`) with the other tabs and
+   * workers of the origin that use the same URL: one of them holds the streams (a Web Lock,
+   * handed to the next when its page goes away) and relays `list_changed` over a
+   * `BroadcastChannel`; a 2025 session of another tab opens its GET stream only while one of
+   * its requests is in flight or it has resource subscriptions. A browser opens at most 6
+   * HTTP/1.1 connections per host, so without this three or more tabs on one server stall each
+   * other. Ignored where there are no Web Locks (Node). Default true.
+   */
+  shareStreamsAcrossTabs?: boolean;
+  /**
+   * How long an HTTP request may wait for response headers before the snapshot lists it in
+   * `waiting`, in ms. Default 4 000 (`DEFAULT_MCP_WAITING_NOTICE_MS`, as the model's
+   * `waitingNoticeMs`). The request is not aborted: `timeoutMs` still ends it.
+   */
+  waitingNoticeMs?: number;
   /**
    * The server's time limit, in ms. Default 60 000. It bounds every wait on the server:
    * connecting (the `server/discover` probe and `initialize` handshake, each), every page of
@@ -128,6 +146,14 @@ export interface McpServerSnapshot {
    * `InteractiveOAuthProvider` (never a token). Absent without one.
    */
   account?: OAuthAccountState;
+  /**
+   * Requests to the server that have had no response headers for `waitingNoticeMs`, oldest
+   * first; absent when none. Most often they have not left the browser: other tabs or streams
+   * hold the host's connections (6 per host over HTTP/1.1). They keep waiting up to their own
+   * time limits; each leaves the list when its headers arrive or it fails. A UI shows "Waiting
+   * for a free connection to <host>" (on the card of the call with that `callId`).
+   */
+  waiting?: readonly McpRequestWaiting[];
 }
 
 /** Tool names, or `'*'` for every tool of the server. */

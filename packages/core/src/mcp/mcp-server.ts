@@ -18,6 +18,13 @@ import type { SchemaCacheEntry } from './schema-cache.ts';
 import { answerServerRequests } from './server-requests.ts';
 import { ToolCatalog, type ToolCatalogHost } from './tool-catalog.ts';
 import { ContentChangeStream } from './content-change-stream.ts';
+import type { ClosableStream } from './connection/tab-stream-lead.ts';
+import { TabStreamShare, type SharedListKind } from './tab-stream-share.ts';
+import {
+  DEFAULT_MCP_WAITING_NOTICE_MS,
+  type McpRequestWaiting,
+  type RequestWaitingWatch,
+} from './connection/request-waiting.ts';
 import { PromptCatalog } from './prompt-catalog.ts';
 import { ResourceCatalog, type ResourceOperationOptions } from './resource-catalog.ts';
 import {
@@ -97,6 +104,8 @@ export class McpServer extends Store<McpServerSnapshot> {
   readonly #prompts: PromptCatalog;
   readonly #contentChanges: ContentChangeStream;
   #connection: McpConnection | undefined;
+  /** The long-lived streams shared with other tabs (a browser only), made with the connection. */
+  #streamShare: TabStreamShare | undefined;
   /** Set with an interactive OAuth provider: ends the account-state watch on close. */
   #unwatchAccount: (() => void) | undefined;
 
@@ -423,6 +432,8 @@ export class McpServer extends Store<McpServerSnapshot> {
     await this.#catalog.reset();
     await this.#contentChanges.reset();
     await this.#resources.reset();
+    this.#streamShare?.close();
+    this.#streamShare = undefined;
     await connection?.close();
   }
 
@@ -498,6 +509,14 @@ export class McpServer extends Store<McpServerSnapshot> {
     if (this.#connection !== undefined) return this.#connection;
     const options = this.#options;
     const prior = this.#catalog.prior;
+    this.#streamShare =
+      this.url === undefined ||
+      options.createTransport !== undefined ||
+      options.disableStandaloneSse === true ||
+      options.shareStreamsAcrossTabs === false
+        ? undefined
+        : TabStreamShare.create(this.url, (kind) => this.#listChanged(kind));
+    const tabStreamLead = this.#streamShare?.lead;
     const connection = new McpConnection({
       name: this.name,
       ...(this.url === undefined ? {} : { url: this.url }),
@@ -507,6 +526,8 @@ export class McpServer extends Store<McpServerSnapshot> {
       ...(options.disableStandaloneSse === undefined
         ? {}
         : { disableStandaloneSse: options.disableStandaloneSse }),
+      ...(tabStreamLead === undefined ? {} : { tabStreamLead }),
+      requestWaiting: this.#requestWaitingWatch(),
       ...(options.createTransport === undefined
         ? {}
         : { createTransport: options.createTransport }),
@@ -537,24 +558,64 @@ export class McpServer extends Store<McpServerSnapshot> {
     answerServerRequests(client, {
       router: this.#router,
       activeCalls: this.#activeCalls,
-      onToolsChanged: () => void this.#catalog.refresh(),
+      onToolsChanged: () => this.#heardListChange('tools'),
       onResourceUpdated: (uri) => this.#resources.noteUpdated(uri),
-      onResourcesChanged: () =>
-        this.set((previous) => ({
-          ...previous,
-          resourceListVersion: (previous.resourceListVersion ?? 0) + 1,
-        })),
-      onPromptsChanged: () =>
-        this.set((previous) => ({
-          ...previous,
-          promptListVersion: (previous.promptListVersion ?? 0) + 1,
-        })),
+      onResourcesChanged: () => this.#heardListChange('resources'),
+      onPromptsChanged: () => this.#heardListChange('prompts'),
       onElicitationComplete: (id) =>
         this.set((previous) => ({
           ...previous,
           completedElicitations: [...previous.completedElicitations, id].slice(-100),
         })),
     });
+  }
+
+  /** Keeps the snapshot's `waiting` list: requests without response headers for a while. */
+  #requestWaitingWatch(): RequestWaitingWatch {
+    const noticeMs = this.#options.waitingNoticeMs ?? DEFAULT_MCP_WAITING_NOTICE_MS;
+    if (!(noticeMs > 0)) {
+      throw new SwitchboardError(
+        'invalid_input',
+        `${this.#where}: waitingNoticeMs must be a positive number of milliseconds.`,
+      );
+    }
+    const update = (change: (list: readonly McpRequestWaiting[]) => McpRequestWaiting[]) =>
+      this.set((previous) => {
+        const { waiting, ...rest } = previous;
+        const next = change(waiting ?? []);
+        return next.length === 0 ? rest : { ...rest, waiting: next };
+      });
+    return {
+      noticeMs,
+      onWaiting: (waiting) => update((list) => [...list, waiting]),
+      onStarted: (waiting) => update((list) => list.filter((entry) => entry !== waiting)),
+    };
+  }
+
+  /** This client's session heard a list change: apply it, and relay it to other tabs. */
+  #heardListChange(kind: SharedListKind): void {
+    this.#listChanged(kind);
+    this.#streamShare?.heard(kind);
+  }
+
+  #listChanged(kind: SharedListKind): void {
+    if (kind === 'tools') {
+      void this.#catalog.refresh();
+      return;
+    }
+    const key = kind === 'resources' ? 'resourceListVersion' : 'promptListVersion';
+    this.set((previous) => ({ ...previous, [key]: (previous[key] ?? 0) + 1 }));
+  }
+
+  /**
+   * Opens a long-lived stream now, or — when tabs share this server's streams — once this tab
+   * leads them (see `TabStreamShare`).
+   */
+  #openLongLived(
+    open: () => Promise<ClosableStream | undefined>,
+  ): Promise<ClosableStream | undefined> {
+    const share = this.#streamShare;
+    return share === undefined ? open() : Promise.resolve(share.openWhenLeading(open));
   }
 
   /** What the resource and prompt catalogs need of this server. */
@@ -564,6 +625,7 @@ export class McpServer extends Store<McpServerSnapshot> {
       timeoutMs: this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       streamsDisabled: this.#options.disableStandaloneSse === true,
       use: (runContext, operation, signal) => this.#use(runContext, operation, signal, false),
+      openLongLived: (open) => this.#openLongLived(open),
       scrub: (text) => this.#scrubber.scrub(text),
       protocolEra: () => this.#connection?.info?.protocolEra,
     };
@@ -578,6 +640,7 @@ export class McpServer extends Store<McpServerSnapshot> {
       use: (runContext, operation, signal) => this.#use(runContext, operation, signal),
       connectionInfo: () => this.#connection?.info,
       hasConnection: () => this.#connection !== undefined,
+      openLongLived: (open) => this.#openLongLived(open),
       scrub: (text) => this.#scrubber.scrub(text),
       execute: (tool, args, context): Promise<ToolOutput | ToolInterruptResult> =>
         callMcpTool(this.#callScope(true), tool, args, context),

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
+import type { ClosableStream } from './connection/tab-stream-lead.ts';
 
 /** What the resource and prompt catalogs need of their `McpServer`. */
 export interface ServerFeatureHost {
@@ -16,6 +17,13 @@ export interface ServerFeatureHost {
     operation: (client: Client) => Promise<T>,
     signal?: AbortSignal,
   ): Promise<T>;
+  /**
+   * Opens a long-lived stream: now, or once this tab leads the server's streams when tabs share
+   * them (docs/architecture.md, "Many tabs, one server"). Resolves with a handle at once then.
+   */
+  openLongLived(
+    open: () => Promise<ClosableStream | undefined>,
+  ): Promise<ClosableStream | undefined>;
   /** Server text with the secrets this client sent taken out. */
   scrub(text: string): string;
   /** The connection's era, once connected. */

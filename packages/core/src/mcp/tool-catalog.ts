@@ -1,8 +1,9 @@
-import type { Client, McpSubscription, Tool as McpTool } from '@modelcontextprotocol/client';
+import type { Client, Tool as McpTool } from '@modelcontextprotocol/client';
 import { isToolInterruptResult, type ToolContext } from '../tools/tool-types.ts';
 import type { ToolAnnotations, ToolInterruptResult } from '../vocabulary/interrupts.ts';
 import type { ToolOutput } from '../vocabulary/items.ts';
 import type { McpConnectionInfo, McpConnectionPrior } from './connection/connection-info.ts';
+import type { ClosableStream } from './connection/tab-stream-lead.ts';
 import { readToolUi } from './apps/tool-ui-meta.ts';
 import { listAllTools } from './list-all-tools.ts';
 import type { McpServerOptions, McpToolDescriptor, ToolNameList } from './mcp-server-types.ts';
@@ -60,6 +61,10 @@ export interface ToolCatalogHost {
   hasConnection(): boolean;
   /** Server text with the secrets this client sent taken out. */
   scrub(text: string): string;
+  /** See `ServerFeatureHost.openLongLived`. */
+  openLongLived(
+    open: () => Promise<ClosableStream | undefined>,
+  ): Promise<ClosableStream | undefined>;
   /** Runs one call of `tool` for an agent run. */
   execute(
     tool: McpToolTarget,
@@ -92,7 +97,7 @@ export class ToolCatalog {
   #tools: SharedOperation<McpToolDescriptor[]> | undefined;
   #lastRunContext: unknown;
   /** The 2026-07-28 `subscriptions/listen` stream that carries `list_changed`. */
-  #subscription: Promise<McpSubscription | undefined> | undefined;
+  #subscription: Promise<ClosableStream | undefined> | undefined;
   #prior: McpConnectionPrior | undefined;
   /** The schema cache key and `storedAt` of the listing held in {@link #tools}. */
   #held: { key: string; storedAt: number } | undefined;
@@ -305,7 +310,9 @@ export class ToolCatalog {
     if (this.#subscription !== undefined || this.#options.disableStandaloneSse === true) return;
     if (this.#host.connectionInfo()?.protocolEra !== 'modern') return;
     this.#subscription = this.#host
-      .use(runContext, (client) => client.listen({ toolsListChanged: true }))
+      .openLongLived(() =>
+        this.#host.use(runContext, (client) => client.listen({ toolsListChanged: true })),
+      )
       .catch(
         () => undefined, // a server without subscriptions: listings stay as they are until invalidate()
       );

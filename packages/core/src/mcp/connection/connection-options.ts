@@ -2,6 +2,8 @@ import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { SwitchboardError } from '../../errors/switchboard-error.ts';
 import type { SecretScrubber } from '../../internal/secret-scrubber.ts';
 import type { McpAuthorization } from '../mcp-authorization.ts';
+import type { RequestWaitingWatch } from './request-waiting.ts';
+import type { TabStreamLead } from './tab-stream-lead.ts';
 import type {
   McpConnectionInfo,
   McpConnectionPrior,
@@ -28,6 +30,13 @@ export interface McpConnectionOptions {
    * reaches the network. Default false.
    */
   disableStandaloneSse?: boolean;
+  /**
+   * This tab's lead over the server's long-lived streams (a browser only): a 2025-era session
+   * then holds its standalone GET stream only while needed (`StandaloneStreamGate`).
+   */
+  tabStreamLead?: TabStreamLead;
+  /** Reports requests that have had no response headers for a while (HTTP transports). */
+  requestWaiting?: RequestWaitingWatch;
   /** Client capabilities to declare (elicitation form/url, …). */
   capabilities: Record<string, unknown>;
   /** Called with each new `Client` before it connects: register request/notification handlers. */

@@ -1,5 +1,9 @@
 import { linkSignals } from '../../internal/linked-signal.ts';
 import { hostOf, throwIfOffline } from '../../internal/offline.ts';
+import { CALL_ID_META_KEY } from '../elicitation-router.ts';
+import { watchResponseStart, type RequestWaitingWatch } from './request-waiting.ts';
+import { StandaloneStreamGate } from './standalone-stream-gate.ts';
+import type { TabStreamLead } from './tab-stream-lead.ts';
 import { watchEventStream, type JsonRpcId } from './watch-event-stream.ts';
 
 /** What the session learnt from the answers to its handshake POSTs. */
@@ -32,6 +36,17 @@ export interface SessionFetchOptions {
    * GET, and treats 405 as "this server offers no stream".
    */
   blockStandaloneGet: boolean;
+  /**
+   * Streamable HTTP, 2025 era, in a browser: this tab's lead over the server's long-lived
+   * streams. The standalone GET is then held on the network only while needed (see
+   * `StandaloneStreamGate`). None: it stays open for the session's life.
+   */
+  tabLead?: TabStreamLead | undefined;
+  /**
+   * Reports POSTed requests that have had no response headers for a while (they may be queued
+   * in the browser behind held connections). None: no clock.
+   */
+  requestWaiting?: RequestWaitingWatch | undefined;
   /** Streamable HTTP only: notes handshake answers into this record. */
   handshake?: HandshakeRecord;
   /**
@@ -57,14 +72,20 @@ export interface SessionFetchOptions {
  * 0. throws `connection_refused` (`details.reason: 'offline'`) at once when the browser is
  *    offline (`navigator.onLine === false`): nothing is sent;
  * 1. watches handshake answers and SSE answers (see {@link SessionFetchOptions});
- * 2. answers the standalone GET with a synthetic 405 when `blockStandaloneGet` is set;
+ * 2. answers the standalone GET with a synthetic 405 when `blockStandaloneGet` is set, or with
+ *    a local stream the {@link StandaloneStreamGate} feeds when `tabLead` is given;
  * 3. applies the caller's headers (every request: POST, GET, DELETE, legacy SSE GET and POSTs);
  * 4. runs the middleware, then the network fetch.
  */
 export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   const network = options.middleware ? options.middleware(options.baseFetch) : options.baseFetch;
   const { handshake, onAnswerLost } = options;
-  const watching = handshake !== undefined || onAnswerLost !== undefined;
+  const watching =
+    handshake !== undefined || onAnswerLost !== undefined || options.requestWaiting !== undefined;
+  const gate =
+    options.tabLead === undefined || options.blockStandaloneGet
+      ? undefined
+      : new StandaloneStreamGate(options.tabLead, network);
 
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     if (!reachesServer(input, options))
@@ -80,21 +101,55 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     for (const [name, value] of Object.entries(options.headers)) {
       if (!headers.has(name)) headers.set(name, value);
     }
-    const request = watching && method === 'POST' ? rpcRequestOf(init?.body) : undefined;
+    if (gate !== undefined && method === 'GET' && !headers.has('last-event-id')) {
+      const url = input instanceof Request ? input.url : String(input);
+      return gate.answer(url, headers, init?.signal ?? undefined);
+    }
+    const request =
+      (watching || gate !== undefined) && method === 'POST' ? rpcRequestOf(init?.body) : undefined;
+    if (gate !== undefined && request?.uri !== undefined && request.method !== undefined) {
+      gate.noteSubscription(request.method, request.uri);
+    }
+    // A request in flight keeps the gated GET stream open: the server may push on it.
+    const settled =
+      gate !== undefined && request?.method !== undefined && request.id !== undefined
+        ? gate.noteRequest()
+        : undefined;
     // The SDK hands every request the transport's one long-lived signal, and undici keeps an
     // `abort` listener on it per request until that request is garbage-collected (thousands of
     // calls → MaxListenersExceededWarning). Each request gets its own linked signal instead,
     // released when its body has been read (or cancelled).
+    const headersArrived =
+      options.requestWaiting !== undefined &&
+      request?.method !== undefined &&
+      request.id !== undefined &&
+      // A background stream (2026-07-28 `list_changed`), not a request anybody waits for.
+      request.method !== 'subscriptions/listen'
+        ? watchResponseStart(options.requestWaiting, {
+            method: request.method,
+            ...(request.callKey === undefined ? {} : { callId: callIdOf(request.callKey) }),
+            host: hostOf(input instanceof Request ? input.url : input),
+          })
+        : undefined;
     const link = linkSignals(init?.signal ?? undefined);
+    const release =
+      settled === undefined
+        ? link.dispose
+        : () => {
+            link.dispose();
+            settled();
+          };
     let response: Response;
     try {
       response = releaseWhenRead(
         await network(input, { ...init, headers, signal: link.signal }),
-        link.dispose,
+        release,
       );
     } catch (error) {
-      link.dispose();
+      release();
       throw error;
+    } finally {
+      headersArrived?.();
     }
     if (request === undefined) return response;
 
@@ -183,8 +238,13 @@ function isEventStream(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
 }
 
-/** Method and id of the JSON-RPC message in a POST body the SDK wrote (a JSON string). */
-function rpcRequestOf(body: unknown): { method?: string; id?: JsonRpcId } | undefined {
+/**
+ * Method, id and `params.uri` of the JSON-RPC message in a POST body the SDK wrote (a JSON
+ * string).
+ */
+function rpcRequestOf(
+  body: unknown,
+): { method?: string; id?: JsonRpcId; uri?: string; callKey?: string } | undefined {
   if (typeof body !== 'string') return undefined;
   let message: unknown;
   try {
@@ -193,9 +253,20 @@ function rpcRequestOf(body: unknown): { method?: string; id?: JsonRpcId } | unde
     return undefined;
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
-  const { method, id } = message as { method?: unknown; id?: unknown };
+  const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+  const uri = (params as { uri?: unknown } | null | undefined)?.uri;
+  const meta = (params as { _meta?: Record<string, unknown> } | null | undefined)?._meta;
+  const callKey = meta?.[CALL_ID_META_KEY];
   return {
+    ...(typeof callKey === 'string' ? { callKey } : {}),
     ...(typeof method === 'string' ? { method } : {}),
     ...(typeof id === 'string' || typeof id === 'number' ? { id } : {}),
+    ...(typeof uri === 'string' ? { uri } : {}),
   };
+}
+
+/** The model's call id in a call key (`<callId>#<n>`, see `callMcpTool`). */
+function callIdOf(callKey: string): string {
+  const cut = callKey.lastIndexOf('#');
+  return cut < 0 ? callKey : callKey.slice(0, cut);
 }
