@@ -82,6 +82,7 @@ export {
   type InvalidField,
 } from './errors/describe-error.ts';
 export type {
+  BranchSelection,
   CompareAndSetResult,
   HistoryStore,
   ModelFailureRecord,
