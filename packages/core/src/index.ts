@@ -57,6 +57,7 @@ export type {
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
 export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat.ts';
 export type {
+  ChatBranch,
   ChatMessage,
   ChatPart,
   ChatResourcePart,

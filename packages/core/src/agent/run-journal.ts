@@ -116,7 +116,11 @@ export class RunJournal {
    * start), starting with `messages`: the model reads that branch only. Keeps the run id the
    * handle already has.
    */
-  beginNew(runs: readonly RunRecord[], messages: readonly Item[], parentRunId: string | null): void {
+  beginNew(
+    runs: readonly RunRecord[],
+    messages: readonly Item[],
+    parentRunId: string | null,
+  ): void {
     this.ensureRunId();
     const branch = branchPath(runs, parentRunId ?? undefined);
     this.#parentRunId = parentRunId;

@@ -47,7 +47,7 @@ export function branchPath(runs: readonly RunRecord[], runId: string | undefined
   const byId = new Map(runs.map((run) => [run.runId, run]));
   const path: RunRecord[] = [];
   // A parent link can only point to an existing run; the bound stops a corrupt cycle.
-  for (let id = runId ?? null; id !== null && path.length < runs.length; ) {
+  for (let id = runId ?? null; id !== null && path.length < runs.length;) {
     const run = byId.get(id);
     if (run === undefined) break;
     path.push(run);
