@@ -367,11 +367,14 @@ export class AgentChat extends Store<ChatSnapshot> {
     this.#run = undefined;
     // A run that ended without a terminal chunk (it always has one) leaves no retry shown.
     this.set((snapshot) => withModelWaiting(withModelRetry(snapshot, undefined), undefined));
-    this.#patch({ messages: withRunId(this.getSnapshot().messages, run.runId) });
     const result = await run.result();
     const failed = result.status === 'failed' ? result.error : undefined;
     if (failed !== undefined && elsewhere?.(failed) === true) await this.#reload();
-    else this.#patch(endedView(result));
+    else {
+      // The messages the run added (its answer) now name it, as loaded ones do.
+      const messages = withRunId(this.getSnapshot().messages, run.runId);
+      this.#patch({ ...endedView(result), messages });
+    }
     const queued = this.#queued.shift();
     const held = this.getSnapshot().interrupts;
     if (queued !== undefined && held.some((interrupt) => interrupt.callId === queued.callId)) {
