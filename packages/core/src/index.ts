@@ -57,6 +57,7 @@ export type {
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
 export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat.ts';
 export type {
+  ChatBranch,
   ChatMessage,
   ChatPart,
   ChatResourcePart,
@@ -82,6 +83,7 @@ export {
   type InvalidField,
 } from './errors/describe-error.ts';
 export type {
+  BranchSelection,
   CompareAndSetResult,
   HistoryStore,
   ModelFailureRecord,

@@ -4,6 +4,7 @@ import { describeRunClaims } from '../../core/src/agent/run-claims-contract.ts';
 import { PostgresTestDatabase } from './postgres-test-support.ts';
 import { PostgresHistoryStore } from './postgres-history-store.ts';
 import { isSwitchboardError } from '@switchboard/core';
+import pg from 'pg';
 
 // One PostgreSQL server for this file (started on 127.0.0.1, stopped afterwards); a fresh schema
 // per test.
@@ -42,6 +43,38 @@ describe('PostgresHistoryStore schema', () => {
     const listed = await Promise.all(stores.map((store) => store.listThreads()));
     expect(listed).toEqual(stores.map(() => []));
     await database.closeStores();
+  });
+
+  it('upgrades a version 1 schema: old threads keep their runs and can store a branch', async () => {
+    const schema = database.freshSchema();
+    const pool = new pg.Pool({ connectionString: database.connectionString });
+    const old = database.store(schema, pool);
+    await old.saveRun({
+      runId: 'r1',
+      threadId: 't1',
+      status: 'completed',
+      items: [{ type: 'message', role: 'user', content: 'Hello' }],
+      createdAt: 1_000,
+      updatedAt: 1_001,
+    });
+    // Back to what version 1 wrote: no branch column, version 1.
+    await pool.query(`ALTER TABLE "${schema}".switchboard_threads DROP COLUMN branch_selection`);
+    await pool.query(`UPDATE "${schema}".switchboard_schema_version SET version = 1`);
+
+    const upgraded = database.store(schema);
+    expect((await upgraded.loadRuns('t1')).map((run) => run.runId)).toEqual(['r1']);
+    expect(await upgraded.loadBranchSelection('t1')).toBeUndefined();
+    await upgraded.selectBranch('t1', { leafRunId: 'r1', selectedAt: 2_000 });
+    expect(await upgraded.loadBranchSelection('t1')).toEqual({
+      leafRunId: 'r1',
+      selectedAt: 2_000,
+    });
+    const { rows } = await pool.query<{ version: number }>(
+      `SELECT version FROM "${schema}".switchboard_schema_version`,
+    );
+    expect(rows).toEqual([{ version: 2 }]);
+    await database.closeStores();
+    await pool.end();
   });
 
   it('refuses a schema name that is not a plain identifier', () => {

@@ -3,6 +3,7 @@ import {
   SwitchboardError,
   isSwitchboardError,
   titleFromItems,
+  type BranchSelection,
   type CompareAndSetResult,
   type HistoryStore,
   type Item,
@@ -53,8 +54,8 @@ interface StoredRunRow {
  * the same database: the store for agents that run on servers (docs/scale.md).
  *
  * Tables (in `schema`, created on first use — idempotent, and safe when many processes start at
- * once): `switchboard_threads` (one row per thread, indexed by last update for
- * {@link listThreads}), `switchboard_runs` (one row per run: everything but its items, with a
+ * once): `switchboard_threads` (one row per thread with its selected branch, indexed by last
+ * update for {@link listThreads}), `switchboard_runs` (one row per run: everything but its items, with a
  * version) and `switchboard_items` (one row per item). A write to a run takes a transaction-level
  * advisory lock on the run, compares versions and writes in one transaction, so
  * {@link compareAndSetRun} is atomic across processes: of two clients claiming one paused run,
@@ -168,6 +169,34 @@ export class PostgresHistoryStore implements HistoryStore {
         `UPDATE ${this.#names.threads} SET title = $2, title_source = 'user' WHERE thread_id = $1`,
         [threadId, title],
       );
+    });
+  }
+
+  /** Stores the thread's selected branch in its thread row. Unknown ids are ignored. */
+  async selectBranch(
+    threadId: string,
+    selection: BranchSelection,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    const { leafRunId, selectedAt } = selection;
+    await this.#use('select a branch', options.signal, async (client) => {
+      await client.query(
+        `UPDATE ${this.#names.threads} SET branch_selection = $2 WHERE thread_id = $1`,
+        [threadId, JSON.stringify({ leafRunId, selectedAt })],
+      );
+    });
+  }
+
+  async loadBranchSelection(
+    threadId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<BranchSelection | undefined> {
+    return await this.#use('load the selected branch', options.signal, async (client) => {
+      const { rows } = await client.query<{ branch_selection: BranchSelection | null }>(
+        `SELECT branch_selection FROM ${this.#names.threads} WHERE thread_id = $1`,
+        [threadId],
+      );
+      return rows[0]?.branch_selection ?? undefined;
     });
   }
 

@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 
 /** The schema version this code writes; add a step to {@link MIGRATIONS} when bumping it. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** The quoted, schema-qualified names of the store's tables. */
 export interface TableNames {
@@ -75,6 +75,8 @@ const MIGRATIONS: readonly ((names: TableNames) => string[])[] = [
       FOREIGN KEY (thread_id, run_id) REFERENCES ${names.runs} ON DELETE CASCADE
     )`,
   ],
+  // Version 2: the thread's selected branch (`selectBranch`: `{ leafRunId, selectedAt }`).
+  (names) => [`ALTER TABLE ${names.threads} ADD COLUMN branch_selection json`],
 ];
 
 /**

@@ -28,7 +28,11 @@ export interface UseAgentOptions {
 /** What {@link useAgent} returns. */
 export interface UseAgentResult {
   threadId: string;
-  /** Messages of the thread, including the one streaming now (updated at most once a frame). */
+  /**
+   * Messages of the selected branch of the thread, including the one streaming now (updated at
+   * most once a frame). Each names its run (`runId`); a run's first message carries its
+   * position among its siblings (`branch`: show `‹ index + 1 / count ›` when `count > 1`).
+   */
   messages: readonly ChatMessage[];
   /**
    * `loading` (history), `streaming`, `paused` (see `interrupts`), `running-elsewhere` (another
@@ -65,6 +69,25 @@ export interface UseAgentResult {
   send(text: string, options?: { resources?: readonly MessageResourcePart[] }): Promise<RunResult>;
   /** Stops the streaming run, if any. */
   stop(): void;
+  /**
+   * Edits the user message of run `runId` (`message.runId`): a new branch from before it with
+   * `text`; the old branch stays a sibling (docs/conversations.md, "Branches"). A pause waiting
+   * on the thread is closed as unanswered, as for `send`. Resolves with the new run's result.
+   *
+   * @throws SwitchboardError (as a rejection) `run_in_progress` while a run streams;
+   *   `invalid_input` for an unknown run or empty text.
+   */
+  edit(runId: string, text: string): Promise<RunResult>;
+  /** Answers the user message of run `runId` again on a new branch (see {@link edit}). */
+  regenerate(runId: string): Promise<RunResult>;
+  /**
+   * Shows the branch through run `runId` (one of `message.branch.siblings`) and remembers it in
+   * the history store, so a reload shows it too.
+   *
+   * @throws SwitchboardError (as a rejection) `run_in_progress` while a run streams;
+   *   `invalid_input` for an unknown run.
+   */
+  switchBranch(runId: string): Promise<void>;
   /**
    * Answers an interrupt: `approve` (with `content` for a form), `reject` or `cancel`; the paused
    * run continues. An invalid form answer keeps the interrupt and sets `error`
@@ -213,6 +236,9 @@ export function useAgent(
     [chat],
   );
   const stop = useCallback(() => chat.stop(), [chat]);
+  const edit = useCallback((runId: string, text: string) => chat.edit(runId, text), [chat]);
+  const regenerate = useCallback((runId: string) => chat.regenerate(runId), [chat]);
+  const switchBranch = useCallback((runId: string) => chat.switchBranch(runId), [chat]);
   const resolve = useCallback(
     (callId: string, action: ResolutionAction, content?: Record<string, unknown>) =>
       chat.resolve(callId, action, content),
@@ -235,6 +261,9 @@ export function useAgent(
     modelWaiting: snapshot.modelWaiting,
     send,
     stop,
+    edit,
+    regenerate,
+    switchBranch,
     resolve,
     approve,
     reject,

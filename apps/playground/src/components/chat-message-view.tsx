@@ -1,10 +1,20 @@
 import type { ChatMessage } from '@switchboard/core';
+import { MessageActions, type BranchActions } from './message-actions.tsx';
 import { ToolCallCard } from './tool-call-card.tsx';
 
 const roleLabels = { user: 'You', assistant: 'Agent', system: 'System' } as const;
 
-/** One message: its text, reasoning and tool calls in order, all rendered as text. */
-export function ChatMessageView({ message }: { message: ChatMessage }) {
+/**
+ * One message: its text, reasoning and tool calls in order, all rendered as text; with
+ * `actions`, its edit / regenerate / version controls below.
+ */
+export function ChatMessageView({
+  message,
+  actions,
+}: {
+  message: ChatMessage;
+  actions?: BranchActions;
+}) {
   return (
     <li
       className={`message message--${message.role}`}
@@ -40,6 +50,7 @@ export function ChatMessageView({ message }: { message: ChatMessage }) {
             return null;
         }
       })}
+      {actions !== undefined && <MessageActions message={message} actions={actions} />}
     </li>
   );
 }

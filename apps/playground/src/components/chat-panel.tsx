@@ -7,6 +7,7 @@ import {
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { McpServer, MessageResourcePart } from '@switchboard/core';
 import { ChatMessageView } from './chat-message-view.tsx';
+import type { BranchActions } from './message-actions.tsx';
 import { ModelRetryNotice } from './model-retry-notice.tsx';
 import { ModelWaitingNotice } from './model-waiting-notice.tsx';
 import { PromptMenu } from './prompt-menu.tsx';
@@ -75,6 +76,9 @@ export function ChatPanel({
     threadId,
     modelRetry,
     modelWaiting,
+    edit,
+    regenerate,
+    switchBranch,
   } = chat;
   const [draft, setDraft] = useState('');
   // What `send` threw (the failure itself: `<ErrorNotice>` describes it).
@@ -100,6 +104,21 @@ export function ChatPanel({
     send(trimmed, resources.length === 0 ? undefined : { resources }).catch((failure: unknown) => {
       setSendProblem({ failure });
     });
+  };
+  const failed = (failure: unknown) => setSendProblem({ failure });
+  const branchActions: BranchActions = {
+    edit: (runId, text) => {
+      setSendProblem(undefined);
+      edit(runId, text).catch(failed);
+    },
+    regenerate: (runId) => {
+      setSendProblem(undefined);
+      regenerate(runId).catch(failed);
+    },
+    switchBranch: (runId) => {
+      switchBranch(runId).catch(failed);
+    },
+    busy,
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -159,7 +178,7 @@ export function ChatPanel({
         ) : (
           <ol className="message-list" data-testid="message-list">
             {messages.map((message) => (
-              <ChatMessageView key={message.id} message={message} />
+              <ChatMessageView key={message.id} message={message} actions={branchActions} />
             ))}
           </ol>
         )}

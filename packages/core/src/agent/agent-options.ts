@@ -100,5 +100,21 @@ interface ExecuteInputBase {
  * interrupts of the thread's paused run and continue it under the same run id.
  */
 export type ExecuteInput =
-  | (ExecuteInputBase & { messages: MessageInput | MessageInput[]; resolutions?: never })
-  | (ExecuteInputBase & { threadId: string; resolutions: Resolution[]; messages?: never });
+  | (ExecuteInputBase & {
+      messages: MessageInput | MessageInput[];
+      resolutions?: never;
+      /**
+       * The run the new run follows: a branch point (docs/conversations.md, "Branches"). The
+       * model reads that run's branch only (its ancestors' items, root first). `null`: start
+       * from the thread's beginning (an edit of the first message). Absent: the thread's
+       * selected branch (`HistoryStore.selectBranch`; the newest run when none was selected).
+       * An id the thread does not have fails the run with `invalid_input`, writing nothing.
+       */
+      parentRunId?: string | null;
+    })
+  | (ExecuteInputBase & {
+      threadId: string;
+      resolutions: Resolution[];
+      messages?: never;
+      parentRunId?: never;
+    });

@@ -137,6 +137,7 @@ export class Agent {
       threadId,
       ...(messages === undefined ? {} : { messages }),
       ...(input.resolutions === undefined ? {} : { resolutions: input.resolutions }),
+      ...(input.parentRunId === undefined ? {} : { parentRunId: input.parentRunId }),
       runContext: input.runContext,
       signal: input.signal,
       liveCalls,

@@ -137,5 +137,47 @@ export function describeRunClaims(
         expect(output).toMatchObject({ output: { isError: true, error: { code: 'rejected' } } });
       }
     });
+
+    it('an edit and an approval at once: one wins, the tool runs at most once, every call one output', async () => {
+      const { clients, guarded, agentOn } = await pausedThread([
+        DELETE_CALL,
+        { text: 'Done.' },
+        { text: 'Done (second answer: must not be asked).' },
+      ]);
+      const [approved, edited] = await Promise.all([
+        agentOn(clients.first)
+          .execute({ threadId: 't', resolutions: [{ callId: 'call_delete', action: 'approve' }] })
+          .result(),
+        // A new branch from before the paused run's message (docs/conversations.md, "Branches").
+        agentOn(clients.second)
+          .execute({ threadId: 't', messages: 'keep it', parentRunId: null })
+          .result(),
+      ]);
+
+      expect([approved.status, edited.status].sort()).toEqual(['completed', 'failed']);
+      const loser = approved.status === 'failed' ? approved : edited;
+      expect(['run_claimed', 'run_in_progress', 'not_paused']).toContain(loser.error?.code);
+      const rows = await clients.second.loadRuns('t');
+      for (const row of rows) expectEveryCallAnsweredOnce(row.items);
+      if (approved.status === 'completed') {
+        expect(guarded.runs).toEqual(['/tmp/a']);
+        expect(rows.map((row) => row.status)).toEqual(['completed']);
+      } else {
+        // The pause was left for the new branch: its call is closed, never run.
+        expect(guarded.runs).toEqual([]);
+        expect(rows.map((row) => [row.status, row.parentRunId])).toEqual([
+          ['cancelled', null],
+          ['completed', null],
+        ]);
+        expect(rows[0]?.items).toContainEqual(
+          expect.objectContaining({
+            callId: 'call_delete',
+            output: expect.objectContaining({
+              error: expect.objectContaining({ code: 'unanswered' }),
+            }),
+          }),
+        );
+      }
+    });
   });
 }

@@ -9,6 +9,7 @@ import type {
   RunStatus,
 } from '../history/history-store.ts';
 import type { ReplayChannel } from '../internal/replay-channel.ts';
+import { branchPath } from '../history/run-tree.ts';
 import { addUsage } from './add-usage.ts';
 import type { FunctionCallOutputItem, Item, Usage } from '../vocabulary/items.ts';
 import type { Chunk, ChunkPayload } from './chunks.ts';
@@ -50,6 +51,8 @@ export class RunJournal {
   #sequence = 0;
   #createdAt = Date.now();
   #previous: Item[] = [];
+  /** The run's parent in the thread's tree (`undefined`: an old row that has no link). */
+  #parentRunId: string | null | undefined;
   #output: Item[] = [];
   #usage: Usage = { inputTokens: 0, outputTokens: 0 };
   #activated: string[] = [];
@@ -108,11 +111,21 @@ export class RunJournal {
     return this.#claimed;
   }
 
-  /** Prepares a new run after the thread's `runs`, starting with `messages`. */
-  beginNew(runs: readonly RunRecord[], messages: readonly Item[]): void {
-    this.runId = crypto.randomUUID();
-    this.#previous = runs.flatMap((run) => run.items);
-    this.#activated = runs.at(-1)?.state?.activatedTools ?? [];
+  /**
+   * Prepares a new run after `parentRunId` of the thread's `runs` (`null`: at the thread's
+   * start), starting with `messages`: the model reads that branch only. Keeps the run id the
+   * handle already has.
+   */
+  beginNew(
+    runs: readonly RunRecord[],
+    messages: readonly Item[],
+    parentRunId: string | null,
+  ): void {
+    this.ensureRunId();
+    const branch = branchPath(runs, parentRunId ?? undefined);
+    this.#parentRunId = parentRunId;
+    this.#previous = branch.flatMap((run) => run.items);
+    this.#activated = branch.at(-1)?.state?.activatedTools ?? [];
     this.#output = [...messages];
   }
 
@@ -121,7 +134,10 @@ export class RunJournal {
     this.runId = paused.runId;
     this.#sequence = (paused.lastSequence ?? -1) + 1;
     this.#createdAt = paused.createdAt;
-    this.#previous = runs.slice(0, -1).flatMap((run) => run.items);
+    this.#previous = branchPath(runs, paused.runId)
+      .slice(0, -1)
+      .flatMap((run) => run.items);
+    if (paused.parentRunId !== undefined) this.#parentRunId = paused.parentRunId;
     this.#output = [...paused.items];
     this.#usage = paused.usage ?? this.#usage;
     this.#activated = paused.state?.activatedTools ?? [];
@@ -363,6 +379,7 @@ export class RunJournal {
       createdAt: this.#createdAt,
       updatedAt: Date.now(),
     };
+    if (this.#parentRunId !== undefined) row.parentRunId = this.#parentRunId;
     if (error !== undefined) row.error = { code: error.code, message: error.message };
     if (this.#modelFailures.length > 0) row.modelFailures = [...this.#modelFailures];
     if (status === 'running' && this.#settled.length > 0 && row.state !== undefined) {

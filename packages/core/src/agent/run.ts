@@ -18,6 +18,7 @@ import { callModelWithRetries, modelName, type AttemptOutput } from './model-ret
 import type { ResolvedModelRetryPolicy } from './model-retry-policy.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import { loadRecovered } from './recover-run.ts';
+import { branchPointOf } from './branch-point.ts';
 import {
   abandonPausedRun,
   claimPausedRun,
@@ -41,6 +42,8 @@ export interface RunSetup {
   messages?: MessageItem[];
   /** Answers to a paused run's interrupts: resume it. */
   resolutions?: Resolution[];
+  /** The run a new run follows (see `ExecuteInput.parentRunId`); absent: the selected branch. */
+  parentRunId?: string | null;
   runContext: unknown;
   signal: AbortSignal | undefined;
   /** The agent's live calls of this thread, shared across runs of one Agent instance. */
@@ -150,6 +153,8 @@ class Run {
         }
         tasks = start.tasks;
       } else {
+        // Checked before a pause is abandoned: a bad branch point loses nothing.
+        const parent = await branchPointOf(this.#setup, runs, this.#signal);
         const last = runs.at(-1);
         if (last?.status === 'paused') {
           runs[runs.length - 1] = await abandonPausedRun(journal, last, this.#setup.liveCalls);
@@ -160,7 +165,7 @@ class Run {
               `(lease until ${new Date(last.lease?.expiresAt ?? 0).toISOString()}).`,
           );
         }
-        journal.beginNew(runs, this.#setup.messages ?? []);
+        journal.beginNew(runs, this.#setup.messages ?? [], parent);
         journal.emitStarted();
         await journal.claim();
       }

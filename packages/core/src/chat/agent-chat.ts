@@ -1,12 +1,15 @@
 import type { Agent } from '../agent/agent.ts';
 import type { RunHandle, RunResult } from '../agent/run-result.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
-import type { RunRecord } from '../history/history-store.ts';
+import type { BranchSelection, RunRecord } from '../history/history-store.ts';
+import { newestLeafUnder } from '../history/run-tree.ts';
 import { Store } from '../internal/store.ts';
 import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import type { MessageResourcePart } from '../vocabulary/items.ts';
-import { chatResourcePart, type ChatMessage } from './chat-message.ts';
+import { chatMessagesFromItems, chatResourcePart, type ChatMessage } from './chat-message.ts';
+import { withRunId } from './branch-messages.ts';
+import { planBranchRun } from './branch-run.ts';
 import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
 import { nextModelRetry } from './chat-model-retry.ts';
 import {
@@ -55,6 +58,8 @@ export class AgentChat extends Store<ChatSnapshot> {
   readonly #following = new RunFollower();
   /** What the snapshot shows of the stored rows, to notify only when it changed. */
   #shownRows = '';
+  /** The thread's selected branch as last read or chosen (see `HistoryStore.selectBranch`). */
+  #selection: BranchSelection | undefined;
 
   constructor(agent: Agent, options: { threadId?: string } = {}) {
     super({
@@ -78,7 +83,7 @@ export class AgentChat extends Store<ChatSnapshot> {
     this.#loaded ??= (async () => {
       this.#patch({ status: 'loading' });
       try {
-        this.#showRows(await this.agent.loadThread(this.getSnapshot().threadId, options));
+        this.#showRows(await this.#loadRows(options.signal));
         if (this.getSnapshot().status === 'running-elsewhere') this.#follow();
       } catch (error) {
         this.#loaded = undefined;
@@ -146,7 +151,89 @@ export class AgentChat extends Store<ChatSnapshot> {
           ? text
           : { type: 'message', role: 'user', content: text, parts: [...resources] },
     });
+    // A new message continues the shown branch, whose last run is a leaf: no siblings.
+    userMessage.runId = run.runId;
+    userMessage.branch = { index: 0, count: 1, siblings: [run.runId] };
     return await this.#stream(run, { messages: [...messages, userMessage] });
+  }
+
+  /**
+   * Edits the user message of the run `runId` (`ChatMessage.runId`): a new branch from before
+   * that message, with `text` (attached resources kept), and streams its answer. The old branch
+   * stays, a sibling (`ChatMessage.branch`). A pause waiting on the thread is closed as
+   * unanswered, as for {@link send} (docs/conversations.md, "Branches").
+   *
+   * @throws SwitchboardError `run_in_progress` while a run of this chat is streaming;
+   *   `invalid_input` for an unknown run, one without a user message, or empty `text`.
+   */
+  async edit(runId: string, text: string): Promise<RunResult> {
+    return await this.#branchFrom(runId, text);
+  }
+
+  /**
+   * Runs the user message of the run `runId` again: a new answer on a new branch beside the
+   * old one (which stays, a sibling). As {@link edit} otherwise.
+   */
+  async regenerate(runId: string): Promise<RunResult> {
+    return await this.#branchFrom(runId, undefined);
+  }
+
+  /**
+   * Shows the branch through the run `runId` (a sibling from `ChatMessage.branch.siblings`),
+   * down to its most recent run, and stores the choice, so a reload shows it too. A paused run
+   * on the branch left stays paused: switching back shows its interrupts again.
+   *
+   * @throws SwitchboardError `run_in_progress` while a run of this chat is streaming;
+   *   `invalid_input` for an unknown run; `history_error` when the store fails.
+   */
+  async switchBranch(runId: string): Promise<void> {
+    this.#assertIdle();
+    await this.load();
+    const runs = await this.agent.loadThread(this.getSnapshot().threadId);
+    if (!runs.some((run) => run.runId === runId)) {
+      throw new SwitchboardError('invalid_input', `The thread has no run "${runId}".`, {
+        details: { reason: 'unknown_run' },
+      });
+    }
+    // Not older than the newest run, whatever the clocks: a newer run would win over it.
+    const selectedAt = Math.max(Date.now(), runs.at(-1)?.createdAt ?? 0);
+    const selection = { leafRunId: newestLeafUnder(runs, runId), selectedAt };
+    await this.agent.history.selectBranch(this.getSnapshot().threadId, selection);
+    this.#selection = selection;
+    this.#shownRows = '';
+    this.#showRows(runs);
+  }
+
+  async #branchFrom(runId: string, text: string | undefined): Promise<RunResult> {
+    this.#assertIdle();
+    await this.load();
+    this.#following.stop();
+    const threadId = this.getSnapshot().threadId;
+    const plan = planBranchRun(await this.agent.loadThread(threadId), runId, text);
+    const run = this.agent.execute({
+      threadId,
+      messages: plan.input,
+      parentRunId: plan.parentRunId,
+    });
+    const siblings = [...plan.siblings, run.runId];
+    const started = chatMessagesFromItems(plan.input).map((message, index): ChatMessage => ({
+      ...message,
+      id: crypto.randomUUID(),
+      runId: run.runId,
+      ...(index === 0
+        ? { branch: { index: siblings.length - 1, count: siblings.length, siblings } }
+        : {}),
+    }));
+    return await this.#stream(run, { messages: [...plan.before, ...started], interrupts: [] });
+  }
+
+  #assertIdle(): void {
+    if (this.#run !== undefined) {
+      throw new SwitchboardError(
+        'run_in_progress',
+        'Wait for the answer or stop it before sending again.',
+      );
+    }
   }
 
   /**
@@ -283,7 +370,11 @@ export class AgentChat extends Store<ChatSnapshot> {
     const result = await run.result();
     const failed = result.status === 'failed' ? result.error : undefined;
     if (failed !== undefined && elsewhere?.(failed) === true) await this.#reload();
-    else this.#patch(endedView(result));
+    else {
+      // The messages the run added (its answer) now name it, as loaded ones do.
+      const messages = withRunId(this.getSnapshot().messages, run.runId);
+      this.#patch({ ...endedView(result), messages });
+    }
     const queued = this.#queued.shift();
     const held = this.getSnapshot().interrupts;
     if (queued !== undefined && held.some((interrupt) => interrupt.callId === queued.callId)) {
@@ -295,7 +386,7 @@ export class AgentChat extends Store<ChatSnapshot> {
   /** Reads the thread again and shows it (following a run another client runs). */
   async #reload(): Promise<void> {
     try {
-      this.#showRows(await this.agent.loadThread(this.getSnapshot().threadId));
+      this.#showRows(await this.#loadRows());
       if (this.getSnapshot().status === 'running-elsewhere') this.#follow();
     } catch (error) {
       this.#patch({ status: 'error', error: asLoadError(error), interrupts: [] });
@@ -309,8 +400,20 @@ export class AgentChat extends Store<ChatSnapshot> {
     const key = rowsKey(runs);
     if (key === this.#shownRows && this.getSnapshot().status === 'running-elsewhere') return;
     this.#shownRows = key;
-    const view = storedView(runs, followed, serverOfCall(this.agent));
+    const view = storedView(runs, followed, serverOfCall(this.agent), this.#selection);
     this.set((snapshot) => ({ ...withoutError(snapshot), ...view }));
+  }
+
+  /** The thread's rows (see `Agent.loadThread`), and its selected branch into `#selection`. */
+  async #loadRows(signal?: AbortSignal): Promise<RunRecord[]> {
+    const threadId = this.getSnapshot().threadId;
+    const options = signal === undefined ? {} : { signal };
+    const [runs, selection] = await Promise.all([
+      this.agent.loadThread(threadId, options),
+      this.agent.history.loadBranchSelection(threadId, options),
+    ]);
+    this.#selection = selection;
+    return runs;
   }
 
   /** Starts following the thread's run of another client, unless already following. */

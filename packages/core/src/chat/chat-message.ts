@@ -63,6 +63,27 @@ export interface ChatMessage {
   id: string;
   role: 'user' | 'assistant' | 'system';
   parts: ChatPart[];
+  /**
+   * The run the message belongs to (`RunRecord.runId`): what `AgentChat.edit`,
+   * `regenerate` and `switchBranch` take. Absent only while a message streams before its run
+   * has an id.
+   */
+  runId?: string;
+  /**
+   * On the first message of each run (its user message): where the run sits among its
+   * siblings, the other versions of this message and its answer (docs/conversations.md,
+   * "Branches"). Show `‹ index + 1 / count ›` when `count > 1`.
+   */
+  branch?: ChatBranch;
+}
+
+/** A run's place among its siblings (same parent run), oldest first. */
+export interface ChatBranch {
+  /** From 0. */
+  index: number;
+  count: number;
+  /** The sibling run ids, oldest first (`siblings[index]` is this run): `switchBranch` them. */
+  siblings: readonly string[];
 }
 
 /**

@@ -1,8 +1,10 @@
 import { OUTCOME_UNKNOWN } from '../agent/recover-run.ts';
 import { SwitchboardError, type SwitchboardErrorCode } from '../errors/switchboard-error.ts';
-import type { RunRecord } from '../history/history-store.ts';
+import type { BranchSelection, RunRecord } from '../history/history-store.ts';
+import { branchPath, branchPositions, selectedLeaf } from '../history/run-tree.ts';
 import type { Agent } from '../agent/agent.ts';
-import { chatMessagesFromItems, type ChatToolCallPart } from './chat-message.ts';
+import type { ChatToolCallPart } from './chat-message.ts';
+import { branchMessages } from './branch-messages.ts';
 import { fillServers, markWaiting } from './chat-reducer.ts';
 import type { ChatSnapshot } from './chat-snapshot.ts';
 
@@ -13,20 +15,26 @@ import type { ChatSnapshot } from './chat-snapshot.ts';
  * `outcome_unknown`): its call cards say what is unknown and the thread continues, and it then
  * looks the same whether the lease expired before or after this chat loaded the thread.
  * Tool cards get their server from `serverOf` (see {@link serverOfCall}).
+ *
+ * Only the selected branch is shown (`selection`, see `selectedLeaf`; docs/conversations.md,
+ * "Branches"), and the paused run's interrupts only while it is on that branch: a pause on a
+ * branch the user switched away from stays stored and answerable when switched back.
  */
 export function storedView(
   runs: readonly RunRecord[],
   followed: boolean,
   serverOf: (part: ChatToolCallPart) => string | undefined = () => undefined,
+  selection?: BranchSelection,
 ): Pick<ChatSnapshot, 'messages' | 'interrupts' | 'status' | 'error'> {
   const last = runs.at(-1);
+  const path = branchPath(runs, selectedLeaf(runs, selection));
   const interrupts =
-    last?.status === 'paused'
+    last?.status === 'paused' && path.at(-1) === last
       ? (last.state?.pending ?? []).map((pending) => pending.interrupt)
       : [];
   const held = new Map(interrupts.map((interrupt) => [interrupt.callId, interrupt]));
   const messages = fillServers(
-    markWaiting(chatMessagesFromItems(runs.flatMap((run) => run.items)), interrupts),
+    markWaiting(branchMessages(path, branchPositions(runs, path)), interrupts),
     (part) => held.get(part.callId)?.server ?? serverOf(part),
   );
   if (last?.status === 'running') return { messages, interrupts, status: 'running-elsewhere' };

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item } from '../vocabulary/items.ts';
 import type { HistoryStore, RunRecord, RunState } from './history-store.ts';
+import { describeBranchContract } from './history-branches-contract.ts';
 
 /**
  * What a {@link describeHistoryStore} suite needs for one test: a store over fresh, empty
@@ -443,5 +444,7 @@ export function describeHistoryStore(
       expect(await store.loadRuns('t1')).toEqual([]);
       expect(await store.listThreads()).toEqual([]);
     });
+
+    describeBranchContract(() => harness);
   });
 }

@@ -37,6 +37,26 @@ export interface RunRecord {
    * made again after a reload.
    */
   modelFailures?: ModelFailureRecord[];
+  /**
+   * The run this one follows in its thread's tree of branches (docs/conversations.md,
+   * "Branches"): the model's input for this run is the items of its ancestors, root first.
+   * `null`: the run starts the thread (a first message, or an edit of it). Absent (rows
+   * written before branches existed): the run follows the thread's previous run in `createdAt`
+   * order, so an old thread reads as one linear branch. Runs with the same parent are siblings:
+   * an edited message or a regenerated answer is a new sibling, never a copy of the thread.
+   */
+  parentRunId?: string | null;
+}
+
+/**
+ * A thread's selected branch, as {@link HistoryStore.selectBranch} stores it: the leaf run the
+ * user switched to, and when. A run created after `selectedAt` is newer than the choice and
+ * wins (sending, editing or regenerating moves to the new run without a write of its own).
+ */
+export interface BranchSelection {
+  leafRunId: string;
+  /** Milliseconds since the epoch. */
+  selectedAt: number;
 }
 
 /** A failed model call attempt that the run retried or handed to a fallback model. */
@@ -155,6 +175,20 @@ export interface HistoryStore {
   listThreads(options?: { signal?: AbortSignal }): Promise<ThreadSummary[]>;
   /** Sets a thread's title; unknown ids are ignored. */
   renameThread(threadId: string, title: string, options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Remembers the thread's selected branch (the user switched to a sibling), replacing the one
+   * stored; an unknown thread is ignored. One small write to the thread's entry, never its runs.
+   */
+  selectBranch(
+    threadId: string,
+    selection: BranchSelection,
+    options?: { signal?: AbortSignal },
+  ): Promise<void>;
+  /** The thread's stored {@link BranchSelection}; `undefined` when none (or unknown thread). */
+  loadBranchSelection(
+    threadId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<BranchSelection | undefined>;
   /** Removes a thread and its runs; unknown ids are ignored. */
   deleteThread(threadId: string, options?: { signal?: AbortSignal }): Promise<void>;
 }

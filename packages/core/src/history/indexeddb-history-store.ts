@@ -4,6 +4,7 @@ import { IndexedDbConnection, type VersionChangeTransaction } from '../internal/
 import type { Item } from '../vocabulary/items.ts';
 import {
   threadEntryWithRun,
+  type BranchSelection,
   type CompareAndSetResult,
   type HistoryStore,
   type RunRecord,
@@ -33,6 +34,8 @@ const DEFAULT_DATABASE_NAME = 'switchboard';
 interface ThreadRow extends ThreadSummary {
   /** `auto`: taken from the first user message; `user`: set by `renameThread`, kept from then on. */
   titleSource: 'auto' | 'user';
+  /** The selected branch (`selectBranch`); absent until the user switches branches. */
+  branch?: BranchSelection;
 }
 
 interface HistoryDatabase extends DBSchema {
@@ -45,7 +48,7 @@ interface HistoryDatabase extends DBSchema {
  *
  * Database `databaseName` (schema version 1) holds two object stores:
  * - `threads`, keyed by `threadId`: title, `titleSource`, `createdAt`, `updatedAt` (ms epoch),
- *   indexed by `updatedAt`;
+ *   the selected branch (`branch`, a {@link BranchSelection}), indexed by `updatedAt`;
  * - `runs`, keyed by `runId`: one {@link RunRecord} per row, stored as it is (structured clone,
  *   `state` included), indexed by `[threadId, createdAt]`.
  *
@@ -178,6 +181,42 @@ export class IndexedDbHistoryStore implements HistoryStore {
         await threads.put({ ...thread, title, titleSource: 'user' });
       },
     );
+  }
+
+  /** Stores the thread's selected branch on its thread row. Unknown ids are ignored. */
+  async selectBranch(
+    threadId: string,
+    selection: BranchSelection,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    await this.#connection.transact(
+      ['threads'],
+      'readwrite',
+      options.signal,
+      'select the branch',
+      async (tx) => {
+        const threads = tx.objectStore('threads');
+        const thread = await threads.get(threadId);
+        if (thread === undefined) return;
+        const { leafRunId, selectedAt } = selection;
+        await threads.put({ ...thread, branch: { leafRunId, selectedAt } });
+      },
+    );
+  }
+
+  /** The thread's selected branch, from its thread row. */
+  async loadBranchSelection(
+    threadId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<BranchSelection | undefined> {
+    const thread = await this.#connection.transact(
+      ['threads'],
+      'readonly',
+      options.signal,
+      'load the selected branch',
+      (tx) => tx.objectStore('threads').get(threadId),
+    );
+    return thread?.branch;
   }
 
   /** Removes a thread and all its runs in one transaction. Unknown ids are ignored. */

@@ -3,6 +3,7 @@ import type { Item } from '../vocabulary/items.ts';
 import {
   DEFAULT_THREAD_TITLE,
   titleFromItems,
+  type BranchSelection,
   type CompareAndSetResult,
   type HistoryStore,
   type RunRecord,
@@ -18,7 +19,10 @@ import {
  * then; an aborted call reads and writes nothing.
  */
 export class MemoryHistoryStore implements HistoryStore {
-  readonly #threads = new Map<string, { summary: ThreadSummary; runs: Map<string, RunRecord> }>();
+  readonly #threads = new Map<
+    string,
+    { summary: ThreadSummary; runs: Map<string, RunRecord>; branch?: BranchSelection }
+  >();
 
   async loadItems(threadId: string, options: { signal?: AbortSignal } = {}): Promise<Item[]> {
     await settle(options.signal);
@@ -90,6 +94,25 @@ export class MemoryHistoryStore implements HistoryStore {
     await settle(options.signal);
     const thread = this.#threads.get(threadId);
     if (thread !== undefined) thread.summary.title = title;
+  }
+
+  async selectBranch(
+    threadId: string,
+    selection: BranchSelection,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    await settle(options.signal);
+    const thread = this.#threads.get(threadId);
+    if (thread !== undefined) thread.branch = { ...selection };
+  }
+
+  async loadBranchSelection(
+    threadId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<BranchSelection | undefined> {
+    await settle(options.signal);
+    const branch = this.#threads.get(threadId)?.branch;
+    return branch === undefined ? undefined : { ...branch };
   }
 
   async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {

@@ -1,5 +1,10 @@
 /** Test support (not exported from the package): a store whose tab can "close". */
-import type { CompareAndSetResult, HistoryStore, RunRecord } from './history-store.ts';
+import type {
+  BranchSelection,
+  CompareAndSetResult,
+  HistoryStore,
+  RunRecord,
+} from './history-store.ts';
 
 /**
  * A store over `inner` that can "close the tab": after `die()` no call ever settles, so nothing
@@ -34,6 +39,12 @@ export class TabStore implements HistoryStore {
   }
   renameThread(threadId: string, title: string) {
     return this.#call(() => this.#inner.renameThread(threadId, title));
+  }
+  selectBranch(threadId: string, selection: BranchSelection) {
+    return this.#call(() => this.#inner.selectBranch(threadId, selection));
+  }
+  loadBranchSelection(threadId: string) {
+    return this.#call(() => this.#inner.loadBranchSelection(threadId));
   }
   deleteThread(threadId: string) {
     return this.#call(() => this.#inner.deleteThread(threadId));

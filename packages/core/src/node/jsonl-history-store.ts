@@ -5,6 +5,7 @@ import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import {
   threadEntryWithRun,
+  type BranchSelection,
   type CompareAndSetResult,
   type HistoryStore,
   type RunRecord,
@@ -27,6 +28,8 @@ interface ThreadEntry {
   titleSource: 'auto' | 'user';
   createdAt: number;
   updatedAt: number;
+  /** The selected branch (`selectBranch`); absent until the user switches branches. */
+  branch?: BranchSelection;
 }
 
 /** The content of `threads.json`. */
@@ -44,7 +47,7 @@ const INDEX_FILE = 'threads.json';
  *   readers keep the last line per `runId` (at the place of its first line).
  *   `compareAndSetRun` also reads the thread's file to check the stored version (O(thread)).
  * - `threads.json`: `{ version: 1, threads: { [threadId]: { title, titleSource, createdAt,
- *   updatedAt } } }`, rewritten atomically (temporary file, fsync, rename) on every change.
+ *   updatedAt, branch? } } }` (`branch`: the selected branch), rewritten atomically (temporary file, fsync, rename) on every change.
  *
  * File names are safe for any thread id on any file system: characters other than `a-z`, `0-9`,
  * `-` and `_` become `~` and two lowercase hex digits per UTF-8 byte (so `Thread` and `thread`
@@ -174,6 +177,36 @@ export class JsonlHistoryStore implements HistoryStore {
         index.threads[threadId] = { ...thread, title, titleSource: 'user' };
         return true;
       });
+    });
+  }
+
+  /** Stores the thread's selected branch in its `threads.json` entry. Unknown ids are ignored. */
+  async selectBranch(
+    threadId: string,
+    selection: BranchSelection,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    const { signal } = options;
+    const { leafRunId, selectedAt } = selection;
+    await this.#exclusive(signal, 'select the branch', async () => {
+      await this.#updateIndex(signal, (index) => {
+        const thread = index.threads[threadId];
+        if (thread === undefined) return false;
+        index.threads[threadId] = { ...thread, branch: { leafRunId, selectedAt } };
+        return true;
+      });
+    });
+  }
+
+  /** The thread's selected branch, from `threads.json`. */
+  async loadBranchSelection(
+    threadId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<BranchSelection | undefined> {
+    const { signal } = options;
+    return await this.#exclusive(signal, 'load the selected branch', async () => {
+      const index = await this.#readIndex(signal);
+      return index.threads[threadId]?.branch;
     });
   }
 
