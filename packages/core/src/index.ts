@@ -24,6 +24,7 @@
  * also works across two copies of this package.
  */
 export { Agent } from './agent/agent.ts';
+export type { AgentEndpoint, AgentThreads } from './agent/agent-endpoint.ts';
 export type {
   AgentOptions,
   ApprovalPolicy,

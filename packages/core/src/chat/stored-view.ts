@@ -1,7 +1,7 @@
 import { OUTCOME_UNKNOWN } from '../agent/recover-run.ts';
 import { SwitchboardError, type SwitchboardErrorCode } from '../errors/switchboard-error.ts';
 import type { RunRecord } from '../history/history-store.ts';
-import type { Agent } from '../agent/agent.ts';
+import type { AgentEndpoint } from '../agent/agent-endpoint.ts';
 import { chatMessagesFromItems, type ChatToolCallPart } from './chat-message.ts';
 import { fillServers, markWaiting } from './chat-reducer.ts';
 import type { ChatSnapshot } from './chat-snapshot.ts';
@@ -58,9 +58,9 @@ export function rowsKey(runs: readonly RunRecord[]): string {
  * chat fills it in when a server's list arrives (`AgentChat`, `fillServers`). A local tool has
  * none.
  */
-export function serverOfCall(agent: Agent): (part: ChatToolCallPart) => string | undefined {
+export function serverOfCall(agent: AgentEndpoint): (part: ChatToolCallPart) => string | undefined {
   const servers = new Map<string, string>();
-  for (const server of agent.options.mcpServers ?? []) {
+  for (const server of agent.mcpServers ?? []) {
     for (const tool of server.getSnapshot().tools ?? []) {
       if (!servers.has(tool.name)) servers.set(tool.name, tool.server);
     }
