@@ -25,6 +25,7 @@
  */
 export { Agent } from './agent/agent.ts';
 export type { AgentEndpoint, AgentThreads } from './agent/agent-endpoint.ts';
+export { remoteAgent, type RemoteAgentOptions } from './remote/remote-agent.ts';
 export type {
   AgentOptions,
   ApprovalPolicy,
