@@ -113,7 +113,12 @@ export function agentRequestHandler(
   async function route(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (!path.startsWith(basePath)) return notFound();
-    const parts = path.slice(basePath.length).split('/').map(decodeURIComponent);
+    let parts: string[];
+    try {
+      parts = path.slice(basePath.length).split('/').map(decodeURIComponent);
+    } catch {
+      return notFound(); // A malformed %-escape names no route.
+    }
     const method = request.method;
     const timeLimit = () => AbortSignal.timeout(requestTimeoutMs);
 
