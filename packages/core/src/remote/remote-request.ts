@@ -70,6 +70,7 @@ export async function remoteRequest(
     );
   } finally {
     clearTimeout(timer);
+    init.signal?.removeEventListener('abort', abort);
   }
   if (response.ok) return response;
   throw await errorOfResponse(response, url);
