@@ -204,6 +204,27 @@ describe('remoteAgent over agentRequestHandler', () => {
     expect(streams[1]?.headers.get('last-event-id')).toBe('2');
   });
 
+  it('reopens an event stream that stays silent past idleTimeoutMs', async () => {
+    let silenced = false;
+    const { remote, requests } = joined([textTurn('After the silence.')], {
+      client: { idleTimeoutMs: 50 },
+      through: (request, response) => {
+        if (silenced || !request.url.endsWith('/chunks')) return response;
+        silenced = true;
+        // A connection that stays open and says nothing: no chunk, no heartbeat.
+        void response.body?.cancel();
+        return new Response(new ReadableStream<Uint8Array>(), {
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+        });
+      },
+    });
+    const { chunks, result } = await drain(remote.execute({ messages: 'Hi' }));
+    expect(result.status).toBe('completed');
+    expect(chunks.map((chunk) => chunk.sequence)).toEqual([0, 1, 2, 3]);
+    expect(requests.filter((request) => request.url.includes('/chunks'))).toHaveLength(2);
+  });
+
   it('stop() ends the server run cancelled and every call gets one output', async () => {
     const { remote } = joined([toolCallTurn('wait', {}), textTurn('never')]);
     const handle = remote.execute({ messages: 'Wait' });
