@@ -2,6 +2,7 @@ import {
   Agent,
   destructiveToolsNeedApproval,
   isDeclaredDestructive,
+  remoteAgent,
   TOOL_SEARCH_NAME,
   type ApprovalPolicy,
   type HistoryStore,
@@ -10,6 +11,11 @@ import {
 } from '@switchboard/core';
 import { useAgent } from '@switchboard/react';
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import {
+  loadAgentRunsSetting,
+  saveAgentRunsSetting,
+  type AgentRunsSetting,
+} from './agent-runs-setting.ts';
 import { AppHeader } from './components/app-header.tsx';
 import { ChatPanel } from './components/chat-panel.tsx';
 import { McpAppsContext, type McpAppsSetting } from './components/mcp-app-slot.tsx';
@@ -59,6 +65,7 @@ export function App({
 }) {
   const [settings, setSettings] = useState<ModelSettings>(loadModelSettings);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [agentRuns, setAgentRuns] = useState<AgentRunsSetting>(loadAgentRunsSetting);
   const [threadId, setThreadId] = useState(loadOpenThread);
   const [mobileView, setMobileView] = useState<MobileView>('chat');
   const [sideTab, setSideTab] = useState<SideTab>('servers');
@@ -87,7 +94,13 @@ export function App({
       ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
     });
   }, [settings, config.modelBaseUrl, config.leaseMs, agentServers, history]);
-  const chat = useAgent(agent, { threadId });
+  // Settings → "Agent runs: on a server": the server's agent, threads and MCP servers.
+  const serverUrl = agentRuns.where === 'server' ? agentRuns.url : undefined;
+  const remote = useMemo(
+    () => (serverUrl === undefined ? undefined : remoteAgent({ url: serverUrl })),
+    [serverUrl],
+  );
+  const chat = useAgent(remote ?? agent, { threadId });
 
   // Adjusted during render (React's pattern for state derived from changing inputs): the next
   // render builds the agent with the servers usable now.
@@ -95,9 +108,11 @@ export function App({
 
   useEffect(() => saveOpenThread(threadId), [threadId]);
 
-  const saveSettings = (next: ModelSettings): void => {
+  const saveSettings = (next: ModelSettings, nextRuns: AgentRunsSetting): void => {
     saveModelSettings(next);
+    saveAgentRunsSetting(nextRuns);
     setSettings(next);
+    setAgentRuns(nextRuns);
     setSettingsOpen(false);
   };
   const openThread = (id: string) => {
@@ -130,12 +145,14 @@ export function App({
       <div className="app" data-mobile-view={mobileView}>
         <AppHeader
           settings={settings}
+          agentServer={serverUrl}
           settingsOpen={settingsOpen}
           onToggleSettings={() => setSettingsOpen((open) => !open)}
         />
         {settingsOpen && (
           <SettingsPanel
             settings={settings}
+            agentRuns={agentRuns}
             onSave={saveSettings}
             onCancel={() => setSettingsOpen(false)}
           />
@@ -157,7 +174,7 @@ export function App({
         <main className="app__main">
           <ThreadList
             className="app__threads"
-            history={history}
+            history={remote?.history ?? history}
             openThreadId={threadId}
             busy={chat.status === 'streaming'}
             onOpen={openThread}

@@ -2,8 +2,8 @@
  * `@switchboard/core`: this file is the complete public surface of the root entry. Anything not
  * exported here is internal and may change in any release, even when it is `export`ed from its
  * own module; deep imports (`@switchboard/core/dist/...`) are not supported. The other entries
- * (`/node`, `/openai`, `/anthropic`, `/testing`) list theirs in their own `index.ts`, and no
- * name means two different things across them (`public-names.test.ts`).
+ * (`/node`, `/openai`, `/anthropic`, `/server`, `/testing`) list theirs in their own
+ * `index.ts`, and no name means two different things across them (`public-names.test.ts`).
  *
  * What stays out, and why:
  * - Helpers that only core itself calls (`mapCallToolResult`, `mapProviderToolNames`,
@@ -24,6 +24,8 @@
  * also works across two copies of this package.
  */
 export { Agent } from './agent/agent.ts';
+export type { AgentEndpoint, AgentThreads } from './agent/agent-endpoint.ts';
+export { remoteAgent, type RemoteAgentOptions } from './remote/remote-agent.ts';
 export type {
   AgentOptions,
   ApprovalPolicy,

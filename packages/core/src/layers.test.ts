@@ -24,9 +24,12 @@ const allowedImports: Record<string, readonly string[]> = {
   anthropic: ['model', 'tools', 'vocabulary', 'errors', 'internal'],
   node: ['agent', 'history', 'mcp', 'oauth', 'tools', 'vocabulary', 'errors', 'internal'],
   testing: ['agent', 'mcp', 'model', 'tools', 'vocabulary', 'errors', 'internal'],
+  remote: ['agent', 'history', 'vocabulary', 'errors', 'internal'],
+  server: ['remote', 'agent', 'vocabulary', 'errors'],
   index: [
     'agent',
     'chat',
+    'remote',
     'history',
     'mcp',
     'model',

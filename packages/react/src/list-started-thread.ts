@@ -1,4 +1,4 @@
-import type { ChatMessage, HistoryStore, ThreadSummary } from '@switchboard/core';
+import type { AgentThreads, ChatMessage, ThreadSummary } from '@switchboard/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { switchboardQueryKeys } from './query-keys.ts';
 
@@ -11,7 +11,7 @@ import { switchboardQueryKeys } from './query-keys.ts';
  */
 export function listStartedThread(
   queryClient: QueryClient,
-  history: HistoryStore,
+  history: AgentThreads,
   threadId: string,
   messages: readonly ChatMessage[],
   now: number = Date.now(),

@@ -1,4 +1,4 @@
-import type { HistoryStore } from '@switchboard/core';
+import type { AgentThreads } from '@switchboard/core';
 
 const instanceIds = new WeakMap<object, number>();
 let nextInstanceId = 0;
@@ -23,7 +23,7 @@ export const switchboardQueryKeys = {
   /** Every Switchboard query. */
   all: ['switchboard'] as const,
   /** The thread list of one history store ({@link useThreads}). */
-  threads: (history: HistoryStore) => ['switchboard', 'threads', instanceId(history)] as const,
+  threads: (history: AgentThreads) => ['switchboard', 'threads', instanceId(history)] as const,
   /** The tool list of one MCP server ({@link useMcpTools}). */
   mcpTools: (server: { name?: string }) =>
     ['switchboard', 'mcp-tools', server.name ?? '', instanceId(server)] as const,

@@ -1,13 +1,13 @@
-import type { Agent, HistoryStore } from '@switchboard/core';
+import type { AgentEndpoint, AgentThreads } from '@switchboard/core';
 import type { QueryClient } from '@tanstack/react-query';
 import { createContext } from 'react';
 
 /** What {@link SwitchboardProvider} puts in context for the hooks. Every field is optional. */
 export interface SwitchboardContextValue {
   /** The agent `useAgent()` uses when none is passed. */
-  agent?: Agent;
+  agent?: AgentEndpoint;
   /** The history `useThreads()` uses when none is passed (else the agent's history). */
-  history?: HistoryStore;
+  history?: AgentThreads;
   /** The query client of `useMcpTools()` / `useThreads()` when none is passed. */
   queryClient?: QueryClient;
 }

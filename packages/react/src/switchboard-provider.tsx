@@ -1,14 +1,17 @@
-import type { Agent, HistoryStore } from '@switchboard/core';
+import type { AgentEndpoint, AgentThreads } from '@switchboard/core';
 import { QueryClient, QueryClientContext, QueryClientProvider } from '@tanstack/react-query';
 import { useContext, useMemo, useState, type ReactNode } from 'react';
 import { SwitchboardContext, type SwitchboardContextValue } from './switchboard-context.ts';
 
 /** Props of {@link SwitchboardProvider}. */
 export interface SwitchboardProviderProps {
-  /** The default agent of `useAgent()`. Pass a stable instance (created once). */
-  agent?: Agent;
+  /**
+   * The default agent of `useAgent()`: an `Agent`, or any `AgentEndpoint` (`remoteAgent({ url })`
+   * for one that runs on a server). Pass a stable instance (created once).
+   */
+  agent?: AgentEndpoint;
   /** The default history of `useThreads()`; else the agent's history. */
-  history?: HistoryStore;
+  history?: AgentThreads;
   /**
    * The query client for the query hooks. Default: the client of an enclosing
    * `QueryClientProvider`, else one this provider creates (once, on mount).

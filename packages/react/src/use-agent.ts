@@ -1,7 +1,7 @@
 import {
   AgentChat,
   SwitchboardError,
-  type Agent,
+  type AgentEndpoint,
   type ChatMessage,
   type ChatModelRetry,
   type ChatModelWaiting,
@@ -140,23 +140,24 @@ function isUrgent(previous: ChatSnapshot, next: ChatSnapshot): boolean {
 
 /** The chat of one agent and thread, and the frame-batched view React reads it through. */
 interface BoundChat {
-  agent: Agent;
+  agent: AgentEndpoint;
   threadId: string | undefined;
   chat: AgentChat;
   store: ExternalStore<ChatSnapshot>;
 }
 
-function bindChat(agent: Agent, threadId: string | undefined): BoundChat {
+function bindChat(agent: AgentEndpoint, threadId: string | undefined): BoundChat {
   const chat = new AgentChat(agent, threadId === undefined ? {} : { threadId });
   return { agent, threadId, chat, store: frameBatchedStore(chat, { isUrgent }) };
 }
 
-function isAgent(value: unknown): value is Agent {
-  return typeof (value as Agent | undefined)?.execute === 'function';
+function isAgent(value: unknown): value is AgentEndpoint {
+  return typeof (value as AgentEndpoint | undefined)?.execute === 'function';
 }
 
 /**
- * Binds a thread of an agent to a component — thin `useSyncExternalStore` glue over the core
+ * Binds a thread of an agent to a component (an `Agent` in this page, or any `AgentEndpoint`:
+ * `remoteAgent({ url })` for one that runs on a server) — thin `useSyncExternalStore` glue over the core
  * {@link AgentChat} store. On mount it loads the thread's history, including a paused run's
  * interrupts (a reload shows the same pending approval or form); `send` streams answers into
  * `messages`, and `resolve` / `approve` / `reject` answer interrupts.
@@ -174,10 +175,10 @@ function isAgent(value: unknown): value is Agent {
  *
  * @throws SwitchboardError `invalid_input` when there is no agent (argument or provider).
  */
-export function useAgent(agent?: Agent, options?: UseAgentOptions): UseAgentResult;
+export function useAgent(agent?: AgentEndpoint, options?: UseAgentOptions): UseAgentResult;
 export function useAgent(options?: UseAgentOptions): UseAgentResult;
 export function useAgent(
-  first?: Agent | UseAgentOptions,
+  first?: AgentEndpoint | UseAgentOptions,
   second?: UseAgentOptions,
 ): UseAgentResult {
   const explicit = isAgent(first) ? first : undefined;

@@ -1,4 +1,4 @@
-import { SwitchboardError, type HistoryStore, type ThreadSummary } from '@switchboard/core';
+import { SwitchboardError, type AgentThreads, type ThreadSummary } from '@switchboard/core';
 import { useQuery, type QueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { useCallback, useContext } from 'react';
 import { switchboardQueryKeys } from './query-keys.ts';
@@ -18,7 +18,8 @@ export type UseThreadsResult = UseQueryResult<ThreadSummary[]> & {
 };
 
 /**
- * The threads of a history store, most recently updated first, as a TanStack query of
+ * The threads of a history store (any {@link AgentThreads}: a `HistoryStore`, or a remote
+ * agent's `history`), most recently updated first, as a TanStack query of
  * `history.listThreads()` (key `switchboardQueryKeys.threads(history)`). `useAgent` invalidates
  * it when a run ends (same query client); call `invalidate()` after your own changes.
  *
@@ -27,7 +28,7 @@ export type UseThreadsResult = UseQueryResult<ThreadSummary[]> & {
  * @throws SwitchboardError `invalid_input` when there is no history store or no query client.
  */
 export function useThreads(
-  history?: HistoryStore,
+  history?: AgentThreads,
   options: UseThreadsOptions = {},
 ): UseThreadsResult {
   const context = useContext(SwitchboardContext);

@@ -1,6 +1,6 @@
 // Type-checked by a strict React consumer (module nodenext, and again moduleResolution
 // bundler; skipLibCheck false): every entry of both packages.
-import { Agent, mcpServer, type Interrupt } from '@switchboard/core';
+import { Agent, mcpServer, remoteAgent, type Interrupt } from '@switchboard/core';
 import { anthropicModel } from '@switchboard/core/anthropic';
 import { openaiChatModel } from '@switchboard/core/openai';
 import { collectRun, mockModel, textTurn } from '@switchboard/core/testing';
@@ -21,6 +21,13 @@ export const agent = new Agent({
   model: openaiChatModel({ model: 'gpt-4.1-mini', apiKey: 'k' }),
   mcpServers: [mcpServer({ url: 'http://127.0.0.1:1/mcp' })],
 });
+export const remote = remoteAgent({
+  url: '/agent/',
+  headers: () => ({ authorization: 'Bearer t' }),
+});
+export function RemoteStatus(): ReactNode {
+  return <p>{useAgent(remote).status}</p>;
+}
 export const other = anthropicModel({ model: 'claude-sonnet-4-5', apiKey: 'k' });
 export const test = () =>
   collectRun(

@@ -1,5 +1,6 @@
 // Type-checked by a Node-only consumer: lib ES2023 without DOM, types node, module nodenext,
-// strict, skipLibCheck false. Uses the root entry, /node, /openai, /anthropic and /testing.
+// strict, skipLibCheck false. Uses the root entry, /node, /openai, /anthropic, /server and
+// /testing.
 import {
   Agent,
   IndexedDbHistoryStore,
@@ -13,6 +14,7 @@ import {
 import { anthropicModel } from '@switchboard/core/anthropic';
 import { JsonlHistoryStore, nodeOAuthProvider } from '@switchboard/core/node';
 import { openaiChatModel, openaiResponsesModel } from '@switchboard/core/openai';
+import { agentRequestHandler, type AgentRequestHandler } from '@switchboard/core/server';
 import { collectRun, mockModel, ofType, textTurn, toolCallTurn } from '@switchboard/core/testing';
 import { z } from 'zod';
 
@@ -39,6 +41,13 @@ export const agents: Agent[] = [
     history: new MemoryHistoryStore(),
   }),
 ];
+export const handler: AgentRequestHandler = agentRequestHandler(agents[0] as Agent, {
+  basePath: '/agent',
+  authorize: (request) =>
+    request.headers.get('authorization') === null
+      ? new Response(null, { status: 401 })
+      : { runContext: { user: 'u' } },
+});
 export const stores = [IndexedDbHistoryStore];
 export const provider = nodeOAuthProvider;
 

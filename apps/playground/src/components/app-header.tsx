@@ -1,12 +1,17 @@
-import { describeModel, type ModelSettings } from '../model-settings.ts';
+import { describeModel, hostOf, type ModelSettings } from '../model-settings.ts';
 
-/** Title, the model in use (in plain words) and the Settings toggle. */
+/**
+ * Title, the model in use (in plain words) and the Settings toggle. With `agentServer` (the
+ * agent runs on a server) the model is the server's: the header names the server instead.
+ */
 export function AppHeader({
   settings,
+  agentServer,
   settingsOpen,
   onToggleSettings,
 }: {
   settings: ModelSettings;
+  agentServer?: string | undefined;
   settingsOpen: boolean;
   onToggleSettings: () => void;
 }) {
@@ -20,7 +25,9 @@ export function AppHeader({
             className={`model-label model-label--${settings.provider}`}
             data-testid="model-label"
           >
-            {describeModel(settings)}
+            {agentServer === undefined
+              ? describeModel(settings)
+              : `The agent server's, at ${hostOf(agentServer)}`}
           </span>
         </p>
       </div>

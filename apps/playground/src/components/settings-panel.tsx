@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
+import { validateServerUrl, type AgentRunsSetting } from '../agent-runs-setting.ts';
 import { closeOnEscape } from '../close-on-escape.ts';
 import {
   defaultBaseUrls,
@@ -12,6 +13,7 @@ import {
   type ProviderFields,
   type RemoteProvider,
 } from '../model-settings.ts';
+import { AgentRunsFieldset } from './agent-runs-fieldset.tsx';
 
 const providerNotes: Record<ModelProvider, string> = {
   scripted:
@@ -39,18 +41,24 @@ const approvalLabels: Record<ApprovalMode, string> = {
 /**
  * Chooses the model — scripted (offline, the default), OpenAI (Responses), Anthropic or any
  * OpenAI-compatible endpoint, with model name, key and base URL — and which tool calls wait for
- * approval. Keys stay in this browser.
+ * approval, and where the agent runs (this page, or a server). Keys stay in this browser.
  */
 export function SettingsPanel({
   settings,
+  agentRuns,
   onSave,
   onCancel,
 }: {
   settings: ModelSettings;
-  onSave: (settings: ModelSettings) => void;
+  agentRuns: AgentRunsSetting;
+  onSave: (settings: ModelSettings, agentRuns: AgentRunsSetting) => void;
   onCancel: () => void;
 }) {
   const [draft, setDraft] = useState(settings);
+  const [runsDraft, setRunsDraft] = useState({
+    where: agentRuns.where,
+    url: agentRuns.where === 'server' ? agentRuns.url : '',
+  });
   const [problem, setProblem] = useState<string | undefined>();
   const id = useId();
   const provider = draft.provider;
@@ -80,13 +88,19 @@ export function SettingsPanel({
         'openai-compatible': trimmed(draft.providers['openai-compatible']),
       },
     };
-    const invalid = validateModelSettings(next);
+    const serverUrl = runsDraft.url.trim();
+    const invalid =
+      validateModelSettings(next) ??
+      (runsDraft.where === 'server' ? validateServerUrl(serverUrl) : undefined);
     if (invalid !== undefined) {
       setProblem(invalid);
       return;
     }
     try {
-      onSave(next);
+      onSave(
+        next,
+        runsDraft.where === 'server' ? { where: 'server', url: serverUrl } : { where: 'page' },
+      );
     } catch (error) {
       setProblem(`Could not save the settings in this browser: ${String(error)}`);
     }
@@ -177,6 +191,7 @@ export function SettingsPanel({
             </label>
           ))}
         </fieldset>
+        <AgentRunsFieldset value={runsDraft} onChange={setRunsDraft} />
         {problem !== undefined && (
           <p className="problem" role="alert">
             {problem}

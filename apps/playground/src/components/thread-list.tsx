@@ -1,4 +1,4 @@
-import type { HistoryStore, ThreadSummary } from '@switchboard/core';
+import type { AgentThreads, ThreadSummary } from '@switchboard/core';
 import { ErrorNotice, useThreads } from '@switchboard/react';
 import { useState, type FormEvent } from 'react';
 
@@ -15,7 +15,7 @@ export function ThreadList({
   onDeleted,
   className,
 }: {
-  history: HistoryStore;
+  history: AgentThreads;
   openThreadId: string;
   /** True while the open thread's run streams (switching would stop it). */
   busy: boolean;

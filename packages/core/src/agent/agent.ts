@@ -3,6 +3,8 @@ import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import type { HistoryStore, RunRecord } from '../history/history-store.ts';
 import type { CallTask } from './call-task.ts';
 import type { AgentOptions, ExecuteInput } from './agent-options.ts';
+import type { AgentEndpoint } from './agent-endpoint.ts';
+import type { McpServer } from '../mcp/mcp-server.ts';
 import type { MessageItem } from '../vocabulary/items.ts';
 import type { RunHandle } from './run-result.ts';
 import { loadRecovered } from './recover-run.ts';
@@ -20,7 +22,7 @@ import { resolveModelRetryPolicy, type ResolvedModelRetryPolicy } from './model-
  * for await (const chunk of run.chunks) if (chunk.type === 'text.delta') print(chunk.delta);
  * ```
  */
-export class Agent {
+export class Agent implements AgentEndpoint {
   readonly name: string;
   readonly options: Readonly<AgentOptions>;
   readonly history: HistoryStore;
@@ -43,6 +45,11 @@ export class Agent {
       throw new SwitchboardError('invalid_input', 'leaseMs must be at least 3 (ms).');
     }
     this.#modelRetry = resolveModelRetryPolicy(options.modelRetry);
+  }
+
+  /** `options.mcpServers`: the MCP servers this agent's runs use (see {@link AgentEndpoint}). */
+  get mcpServers(): readonly McpServer[] | undefined {
+    return this.options.mcpServers;
   }
 
   /**

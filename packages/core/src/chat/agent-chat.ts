@@ -1,4 +1,4 @@
-import type { Agent } from '../agent/agent.ts';
+import type { AgentEndpoint } from '../agent/agent-endpoint.ts';
 import type { RunHandle, RunResult } from '../agent/run-result.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { BranchSelection, RunRecord } from '../history/history-store.ts';
@@ -31,7 +31,8 @@ import { rowsKey, serverOfCall, storedView } from './stored-view.ts';
 export type { ChatSnapshot, ChatStatus } from './chat-snapshot.ts';
 
 /**
- * One thread of an {@link Agent} as a store a UI can subscribe to (`subscribe` / `getSnapshot`,
+ * One thread of an agent ({@link AgentEndpoint}: an `Agent` in this page, or `remoteAgent` for
+ * one that runs on a server) as a store a UI can subscribe to (`subscribe` / `getSnapshot`,
  * bound, the `useSyncExternalStore` contract). It loads the thread's history — including a
  * paused run's interrupts, so a reload shows the same pending approval or form — sends user
  * messages, answers interrupts and folds the run's chunks into {@link ChatMessage}s
@@ -47,7 +48,7 @@ export type { ChatSnapshot, ChatStatus } from './chat-snapshot.ts';
  * `Agent.loadThread`): its open calls show an `outcome_unknown` output and the thread continues.
  */
 export class AgentChat extends Store<ChatSnapshot> {
-  readonly agent: Agent;
+  readonly agent: AgentEndpoint;
   #run: RunHandle | undefined;
   #loaded: Promise<void> | undefined;
   /** Answers given while a run was streaming; sent when it ends. */
@@ -61,7 +62,7 @@ export class AgentChat extends Store<ChatSnapshot> {
   /** The thread's selected branch as last read or chosen (see `HistoryStore.selectBranch`). */
   #selection: BranchSelection | undefined;
 
-  constructor(agent: Agent, options: { threadId?: string } = {}) {
+  constructor(agent: AgentEndpoint, options: { threadId?: string } = {}) {
     super({
       threadId: options.threadId ?? crypto.randomUUID(),
       messages: [],
@@ -282,7 +283,7 @@ export class AgentChat extends Store<ChatSnapshot> {
    *   any failure of `McpServer.authorize()`.
    */
   connect(server: string): Promise<McpAuthorizeOutcome> {
-    const found = this.agent.options.mcpServers?.find((candidate) => candidate.name === server);
+    const found = this.agent.mcpServers?.find((candidate) => candidate.name === server);
     if (found === undefined) {
       return Promise.reject(
         new SwitchboardError('invalid_input', `The agent has no MCP server named "${server}".`),

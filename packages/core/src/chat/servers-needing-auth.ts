@@ -1,9 +1,9 @@
-import type { Agent } from '../agent/agent.ts';
+import type { AgentEndpoint } from '../agent/agent-endpoint.ts';
 import type { ChatSnapshot } from './chat-snapshot.ts';
 
 /** The names of `agent`'s MCP servers whose status is `needs-auth`, in the agent's order. */
-export function serversNeedingAuth(agent: Agent): string[] {
-  return (agent.options.mcpServers ?? [])
+export function serversNeedingAuth(agent: AgentEndpoint): string[] {
+  return (agent.mcpServers ?? [])
     .filter((server) => server.getSnapshot().status === 'needs-auth')
     .map((server) => server.name);
 }
@@ -12,8 +12,8 @@ export function serversNeedingAuth(agent: Agent): string[] {
  * Calls `onChange` now and on every change of one of `agent`'s MCP servers (read the names with
  * {@link serversNeedingAuth}). Returns the unsubscribe function.
  */
-export function watchMcpServers(agent: Agent, onChange: () => void): () => void {
-  const unsubscribes = (agent.options.mcpServers ?? []).map((server) => server.subscribe(onChange));
+export function watchMcpServers(agent: AgentEndpoint, onChange: () => void): () => void {
+  const unsubscribes = (agent.mcpServers ?? []).map((server) => server.subscribe(onChange));
   onChange();
   return () => {
     for (const unsubscribe of unsubscribes) unsubscribe();

@@ -2,7 +2,7 @@ import { OUTCOME_UNKNOWN } from '../agent/recover-run.ts';
 import { SwitchboardError, type SwitchboardErrorCode } from '../errors/switchboard-error.ts';
 import type { BranchSelection, RunRecord } from '../history/history-store.ts';
 import { branchPath, branchPositions, selectedLeaf } from '../history/run-tree.ts';
-import type { Agent } from '../agent/agent.ts';
+import type { AgentEndpoint } from '../agent/agent-endpoint.ts';
 import type { ChatToolCallPart } from './chat-message.ts';
 import { branchMessages } from './branch-messages.ts';
 import { fillServers, markWaiting } from './chat-reducer.ts';
@@ -66,9 +66,9 @@ export function rowsKey(runs: readonly RunRecord[]): string {
  * chat fills it in when a server's list arrives (`AgentChat`, `fillServers`). A local tool has
  * none.
  */
-export function serverOfCall(agent: Agent): (part: ChatToolCallPart) => string | undefined {
+export function serverOfCall(agent: AgentEndpoint): (part: ChatToolCallPart) => string | undefined {
   const servers = new Map<string, string>();
-  for (const server of agent.options.mcpServers ?? []) {
+  for (const server of agent.mcpServers ?? []) {
     for (const tool of server.getSnapshot().tools ?? []) {
       if (!servers.has(tool.name)) servers.set(tool.name, tool.server);
     }
