@@ -3,7 +3,9 @@ import {
   expect,
   expectIdle,
   openPlayground,
+  playgroundUrls,
   sendMessage,
+  serverCard,
   test,
   toolCard,
   assistantTexts,
@@ -79,4 +81,51 @@ test('eight tabs on one server stay connected and all answer, the 8th as the 1st
     }
   }
   for (const other of others) expect(other.errors).toEqual([]);
+});
+
+/** Toggles the demo server's `dynamic_tool`, which sends `list_changed` on both eras. */
+async function toggleDynamicTool(): Promise<void> {
+  const response = await fetch(`${playgroundUrls().demoUrl}/control/tools-changed`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(response.status).toBe(200);
+}
+
+test('a tool list change reaches every tab, also after the tab holding the streams closed', async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(120_000);
+  const toolCount = (tab: Page, name: string) => serverCard(tab, name).getByTestId('tool-count');
+  // The first tab takes the lead; the second follows and hears changes through it.
+  await openPlayground(page, servers);
+  const other = await context.newPage();
+  const otherErrors = consoleErrorsOf(other);
+  await openPlayground(other, servers);
+  const before = Object.fromEntries(
+    await Promise.all(
+      servers.map(async (name) => [name, await toolCount(other, name).textContent()] as const),
+    ),
+  );
+
+  let toggled = false;
+  try {
+    await toggleDynamicTool();
+    toggled = true;
+    for (const tab of [page, other]) {
+      for (const name of servers)
+        await expect(toolCount(tab, name)).not.toHaveText(before[name] ?? '');
+    }
+
+    // The leading tab goes away: the other takes the streams over and still hears the change back.
+    await page.close();
+    await toggleDynamicTool();
+    toggled = false;
+    for (const name of servers) await expect(toolCount(other, name)).toHaveText(before[name] ?? '');
+  } finally {
+    if (toggled) await toggleDynamicTool(); // leave the shared demo server as it was
+  }
+  expect(otherErrors).toEqual([]);
 });
