@@ -21,7 +21,8 @@ export interface RemoteAgentOptions {
    * Headers for every request, e.g. `{ authorization: 'Bearer …' }` — or a function called
    * before each request (a token that refreshes). Cookies go as `fetch` sends them.
    */
-  headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
+  headers?:
+    Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
   /** Time limit for each request until the server's response headers (ms). Default 30 000. */
   timeoutMs?: number;
   /**
