@@ -20,8 +20,7 @@ export interface AppModelContextInput {
 
 /** The history item that keeps a view's model context. */
 export function appContextItem(input: AppModelContextInput): MessageItem {
-  const json =
-    input.structuredContent === undefined ? '' : JSON.stringify(input.structuredContent);
+  const json = input.structuredContent === undefined ? '' : JSON.stringify(input.structuredContent);
   return {
     type: 'message',
     role: 'user',

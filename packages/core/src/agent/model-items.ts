@@ -30,7 +30,9 @@ export function modelItems(items: readonly Item[]): Item[] {
     }
     if (item.type === 'message' && item.appContext !== undefined) {
       if (latestContext.get(viewKey(item.appContext)) !== item) return [];
-      return [{ type: 'message', role: 'user', content: labelledContext(item.appContext, item.content) }];
+      return [
+        { type: 'message', role: 'user', content: labelledContext(item.appContext, item.content) },
+      ];
     }
     return [item];
   });
