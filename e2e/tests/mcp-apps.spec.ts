@@ -118,6 +118,53 @@ test('an app’s call of a destructive tool waits for approval in the host, then
   await expect(view.locator('#outcome')).toHaveText('Failed: The user declined this call.');
 });
 
+test('an app’s call in the chat is an approval in the thread, kept in history with one output', async ({
+  page,
+}) => {
+  await openPlayground(page, ['demo']);
+  await addAppsDemo(page);
+  await sendMessage(page, 'open the order form');
+  await expectIdle(page);
+  const view = toolCard(page, 'apps_order_form')
+    .getByTestId('mcp-app')
+    .frameLocator('iframe.sb-mcp-app-frame')
+    .frameLocator('iframe');
+  await view.locator('#item').fill('tea');
+  await view.getByRole('button', { name: 'Place order' }).click();
+  await expect(view.locator('#outcome')).toHaveText('Waiting for approval…');
+
+  // The thread's own approval, marked as the view's; the call shows in the thread, waiting.
+  const approval = interruptOf(page, 'approval');
+  await expect(approval).toContainText('place_order');
+  await expect(approval).toContainText(
+    'Requested by the app’s view of apps_order_form, not by the model.',
+  );
+  await expect(approval).toContainText('"item": "tea"');
+  await expect(page.locator('.sb-mcp-app-consent')).toHaveCount(0);
+  const recorded = toolCard(page, 'apps_place_order');
+  await expect(recorded.getByTestId('tool-call-requested-by')).toContainText(
+    'Requested by the app’s view of apps_order_form',
+  );
+  // The recorded call mounts no second view.
+  await expect(recorded.getByTestId('mcp-app')).toHaveCount(0);
+
+  await approval.getByRole('button', { name: 'Approve' }).click();
+  await expect(view.locator('#outcome')).toHaveText(/^Done: Ordered 2 × tea \(order \d+\)\.$/);
+  await expect(approval).toHaveCount(0);
+  await expect(recorded.getByTestId('tool-call-result')).toHaveText(/^Ordered 2 × tea/);
+
+  // Stored with the thread: after a reload the call is there once, with its one output.
+  await page.reload();
+  await expect(page.getByTestId('chat')).toHaveAttribute('data-status', 'idle');
+  await expect(toolCard(page, 'apps_place_order')).toHaveCount(1);
+  await expect(toolCard(page, 'apps_place_order').getByTestId('tool-call-result')).toHaveText(
+    /^Ordered 2 × tea/,
+  );
+  await expect(
+    toolCard(page, 'apps_place_order').getByTestId('tool-call-requested-by'),
+  ).toBeVisible();
+});
+
 test.describe('a hostile view', () => {
   // The view's blocked fetch and navigation are reported by Chromium in the console.
   test.use({

@@ -138,6 +138,7 @@ export function App({
         // A refused send (a run in progress) shows in the chat's own status.
       });
     },
+    thread: chat,
   };
 
   return (

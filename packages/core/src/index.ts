@@ -33,6 +33,8 @@ export type {
   MessageInput,
 } from './agent/agent-options.ts';
 export type { AgentHooks, BeforeToolCallDecision, HookScope } from './agent/hooks.ts';
+export type { AppToolCallHandle, AppToolCallInput } from './agent/app-tool-call.ts';
+export type { AppModelContextInput } from './agent/app-model-context.ts';
 export { DEFAULT_MODEL_RETRY_POLICY, type ModelRetryPolicy } from './agent/model-retry-policy.ts';
 export { TOOL_SEARCH_NAME } from './agent/toolset.ts';
 export { ToolSearchIndex, type SearchableTool } from './tools/tool-search-index.ts';
@@ -123,7 +125,7 @@ export type {
   ToolInterruptResult,
   ToolResume,
 } from './vocabulary/interrupts.ts';
-export type { ToolCallUi, ToolUi, ToolVisibility } from './vocabulary/tool-ui.ts';
+export type { AppViewRef, ToolCallUi, ToolUi, ToolVisibility } from './vocabulary/tool-ui.ts';
 export {
   MCP_APP_MIME_TYPE,
   MCP_APPS_EXTENSION,

@@ -28,6 +28,22 @@ describe('ApprovalDialog', () => {
     cleanup();
   });
 
+  it('says when an MCP Apps view asked for the call, and only then', () => {
+    const { container, rerender } = render(
+      <ApprovalDialog
+        interrupt={approval({
+          requestedBy: { server: 'github', toolName: 'repo_view', callId: 'call_0' },
+        })}
+        onResolve={() => undefined}
+      />,
+    );
+    expect(container.querySelector('[data-requested-by]')?.textContent).toBe(
+      'Requested by the app’s view of repo_view, not by the model.',
+    );
+    rerender(<ApprovalDialog interrupt={approval()} onResolve={() => undefined} />);
+    expect(container.querySelector('[data-requested-by]')).toBeNull();
+  });
+
   it('shows tool, server and the arguments as pretty JSON text', () => {
     const { container } = render(
       <ApprovalDialog interrupt={approval()} onResolve={() => undefined} />,

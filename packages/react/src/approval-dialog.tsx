@@ -69,6 +69,12 @@ export function ApprovalDialog({
         </>
       }
     >
+      {interrupt.requestedBy !== undefined && (
+        <p className="sb-approval-origin" data-requested-by="app-view">
+          Requested by the app’s view of{' '}
+          <code className="sb-tool-name">{interrupt.requestedBy.toolName}</code>, not by the model.
+        </p>
+      )}
       <InterruptNotes interrupt={interrupt} />
       <pre className="sb-arguments" aria-label="Arguments">
         {formatArguments(interrupt.arguments)}

@@ -1,5 +1,12 @@
 /** Type tests of `useAgent`, checked by `npm run typecheck` (tsc), never run. */
-import type { Agent, ChatStatus, Interrupt as CoreInterrupt, RunResult } from '@switchboard/core';
+import type {
+  Agent,
+  AgentChat,
+  ChatStatus,
+  Interrupt as CoreInterrupt,
+  RunResult,
+} from '@switchboard/core';
+import type { McpAppThread } from './mcp-apps/mcp-app-thread.ts';
 import { expectTypeOf } from 'vitest';
 import type { Interrupt } from './interrupt-types.ts';
 import { useAgent, type UseAgentResult } from './use-agent.ts';
@@ -27,3 +34,8 @@ expectTypeOf(result.resolve).returns.toEqualTypeOf<Promise<RunResult | undefined
 result.resolve('call', 'approve', { name: 'Ada' });
 // @ts-expect-error MCP's wire word `accept` is not an action: `approve` is sent as accept
 result.resolve('call', 'accept');
+
+// `useAgent()`'s result is a thread an MCP Apps view can live in (`<McpAppView thread>`), as is
+// an `AgentChat`.
+expectTypeOf(result).toExtend<McpAppThread>();
+expectTypeOf<AgentChat>().toExtend<McpAppThread>();

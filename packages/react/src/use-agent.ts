@@ -7,9 +7,12 @@ import {
   type ChatModelWaiting,
   type ChatSnapshot,
   type ChatStatus,
+  type AppModelContextInput,
+  type AppToolCallInput,
   type McpAuthorizeOutcome,
   type MessageResourcePart,
   type RunResult,
+  type ToolOutput,
 } from '@switchboard/core';
 import { useCallback, useContext, useEffect, useState, useSyncExternalStore } from 'react';
 import { frameBatchedStore, type ExternalStore } from './frame-batched-store.ts';
@@ -122,6 +125,19 @@ export interface UseAgentResult {
    * (the call is made again). Call it from the click handler.
    */
   authorizeAndResume(callId: string): Promise<RunResult | undefined>;
+  /**
+   * A `tools/call` of an MCP Apps view shown in this thread (`AgentChat.callToolFromApp`):
+   * recorded in the thread, held for approval like the model's calls; resolves with the output
+   * for the view. `McpAppView` calls it when given this result as its `thread`.
+   */
+  callToolFromApp(
+    input: Omit<AppToolCallInput, 'threadId'>,
+    options?: { signal?: AbortSignal },
+  ): Promise<ToolOutput>;
+  /** Keeps a view's `ui/update-model-context` with the thread (`AgentChat.updateModelContextFromApp`). */
+  updateModelContextFromApp(
+    input: Omit<AppModelContextInput, 'threadId'>,
+  ): Promise<'stored' | 'held'>;
 }
 
 /** Changes React must see at once; only message updates while streaming wait for a frame. */
@@ -252,6 +268,15 @@ export function useAgent(
     (callId: string) => chat.authorizeAndResume(callId),
     [chat],
   );
+  const callToolFromApp = useCallback(
+    (input: Omit<AppToolCallInput, 'threadId'>, options?: { signal?: AbortSignal }) =>
+      chat.callToolFromApp(input, options),
+    [chat],
+  );
+  const updateModelContextFromApp = useCallback(
+    (input: Omit<AppModelContextInput, 'threadId'>) => chat.updateModelContextFromApp(input),
+    [chat],
+  );
   return {
     threadId: snapshot.threadId,
     messages: snapshot.messages,
@@ -271,5 +296,7 @@ export function useAgent(
     serversNeedingAuth: snapshot.serversNeedingAuth,
     connect,
     authorizeAndResume,
+    callToolFromApp,
+    updateModelContextFromApp,
   };
 }

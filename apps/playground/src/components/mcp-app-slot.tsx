@@ -1,5 +1,5 @@
 import type { ApprovalPolicy, ToolOutput } from '@switchboard/core';
-import { McpAppView } from '@switchboard/react/mcp-apps';
+import { McpAppView, type McpAppThread } from '@switchboard/react/mcp-apps';
 import { createContext, useContext, useSyncExternalStore } from 'react';
 import type { ServerRegistry } from '../server-registry.ts';
 
@@ -12,17 +12,22 @@ export interface McpAppsSetting {
   approvalPolicy: ApprovalPolicy | undefined;
   /** `ui/message`, after the user confirmed it: sent as the user's chat message. */
   onMessage?: (text: string) => void;
+  /** The open chat thread: a view in it calls tools and keeps model context there. */
+  thread?: McpAppThread;
 }
 
 export const McpAppsContext = createContext<McpAppsSetting | undefined>(undefined);
 
 /**
  * The MCP Apps view of one tool call, when the call's server is in the list: `McpAppView` with
- * the playground's proxy and the agent's approval policy. Nothing (the card shows the text
- * output) when the server is gone.
+ * the playground's proxy. A view in the chat (`inThread`) calls tools in the thread (approved
+ * there, recorded in history); one in the tool runner is approved in place with the agent's
+ * approval policy. Nothing (the card shows the text output) when the server is gone.
  */
 export function McpAppSlot({
   serverName,
+  toolName,
+  inThread = false,
   callId,
   resourceUri,
   input,
@@ -30,6 +35,8 @@ export function McpAppSlot({
   cancelled,
 }: {
   serverName: string | undefined;
+  toolName: string;
+  inThread?: boolean;
   callId: string;
   resourceUri: string;
   input: unknown;
@@ -50,6 +57,8 @@ export function McpAppSlot({
       <McpAppView
         server={server}
         callId={callId}
+        toolName={toolName}
+        {...(inThread && setting.thread !== undefined ? { thread: setting.thread } : {})}
         resourceUri={resourceUri}
         input={input}
         {...(output === undefined ? {} : { output })}

@@ -39,6 +39,20 @@ describe('ToolCallCard', () => {
     expect(article.getAttribute('data-state')).toBe('error');
   });
 
+  it('says when an MCP Apps view asked for the call, and only then', () => {
+    card({
+      state: 'done',
+      output: { text: 'Ordered.' },
+      requestedBy: { server: 'apps', toolName: 'apps_order_form', callId: 'c0' },
+    });
+    expect(screen.getByTestId('tool-call-requested-by').textContent).toBe(
+      'Requested by the app’s view of apps_order_form, not by the model.',
+    );
+    cleanup();
+    card({ state: 'done', output: { text: '5' } });
+    expect(screen.queryByTestId('tool-call-requested-by')).toBeNull();
+  });
+
   it('keeps Done, Running and Waiting labels and shows the server', () => {
     card({ state: 'done', output: { text: '5' }, server: 'demo' });
     expect(screen.getByTestId('tool-call-state').textContent).toBe('Done');

@@ -45,9 +45,17 @@ export function ToolCallCard({ part }: { part: ChatToolCallPart }) {
           <ToolProgressBar progress={progress} label={`Progress of ${part.toolName}`} />
         </div>
       )}
-      {part.ui !== undefined && (
+      {part.requestedBy !== undefined && (
+        <p className="tool-call__origin muted" data-testid="tool-call-requested-by">
+          Requested by the app’s view of {part.requestedBy.toolName}, not by the model.
+        </p>
+      )}
+      {/* A call a view made is shown in that view; it mounts no second one. */}
+      {part.ui !== undefined && part.requestedBy === undefined && (
         <McpAppSlot
           serverName={part.server}
+          toolName={part.toolName}
+          inThread
           callId={part.callId}
           resourceUri={part.ui.resourceUri}
           input={part.arguments}

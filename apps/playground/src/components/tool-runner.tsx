@@ -257,6 +257,7 @@ function ToolForm({
           {tool.ui?.resourceUri !== undefined && (
             <McpAppSlot
               serverName={tool.server}
+              toolName={tool.name}
               callId={outcome.callId}
               resourceUri={tool.ui.resourceUri}
               input={outcome.args}

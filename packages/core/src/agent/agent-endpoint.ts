@@ -1,6 +1,8 @@
 import type { HistoryStore, RunRecord } from '../history/history-store.ts';
 import type { McpServer } from '../mcp/mcp-server.ts';
 import type { ExecuteInput } from './agent-options.ts';
+import type { AppModelContextInput } from './app-model-context.ts';
+import type { AppToolCallHandle, AppToolCallInput } from './app-tool-call.ts';
 import type { RunHandle } from './run-result.ts';
 
 /**
@@ -55,4 +57,15 @@ export interface AgentEndpoint {
    * server facts and `connect` refuses.
    */
   readonly mcpServers?: readonly McpServer[] | undefined;
+  /**
+   * Makes a tool call an MCP Apps view of this page asked for, recorded in its thread (see
+   * `Agent.callToolFromApp`). Absent for an agent whose MCP connections live elsewhere: the
+   * chat then answers a view's call with a `tool_not_found` error output.
+   */
+  callToolFromApp?(input: AppToolCallInput): AppToolCallHandle;
+  /**
+   * Keeps a view's `ui/update-model-context` for the model's next turn (see
+   * `Agent.updateModelContextFromApp`). Absent as {@link callToolFromApp} is.
+   */
+  updateModelContextFromApp?(input: AppModelContextInput): Promise<'stored' | 'held'>;
 }

@@ -11,6 +11,16 @@ import { loadRecovered } from './recover-run.ts';
 import { writeOtherRun } from './run-journal.ts';
 import { startRun } from './run.ts';
 import { resolveModelRetryPolicy, type ResolvedModelRetryPolicy } from './model-retry-policy.ts';
+import type { RunSetup } from './run.ts';
+import { appCallOutput } from './app-call-output.ts';
+import type { AppToolCallHandle, AppToolCallInput } from './app-tool-call.ts';
+import {
+  appContextItem,
+  HeldModelContext,
+  writeContextRow,
+  type AppModelContextInput,
+} from './app-model-context.ts';
+import { ThreadRunEnds } from './thread-run-ends.ts';
 
 /**
  * An agent: a model, instructions and tools, run in a loop (docs/architecture.md, "The life of a
@@ -33,6 +43,10 @@ export class Agent implements AgentEndpoint {
   readonly #owner = crypto.randomUUID();
   /** `options.modelRetry` over the defaults. */
   readonly #modelRetry: ResolvedModelRetryPolicy;
+  /** Wakes what waits for a run of a thread to end (an app call's output, held context). */
+  readonly #runEnds = new ThreadRunEnds();
+  /** Model context of MCP Apps views that came while their thread was busy. */
+  readonly #heldContext = new HeldModelContext();
 
   constructor(options: AgentOptions) {
     this.name = options.name;
@@ -126,6 +140,112 @@ export class Agent implements AgentEndpoint {
       throw new SwitchboardError('invalid_input', 'execute() needs at least one resolution.');
     }
     const modelRetry = resolveModelRetryPolicy(input.modelRetry, this.#modelRetry);
+    return this.#start(threadId, {
+      ...(messages === undefined ? {} : { messages }),
+      ...(input.resolutions === undefined ? {} : { resolutions: input.resolutions }),
+      ...(input.parentRunId === undefined ? {} : { parentRunId: input.parentRunId }),
+      runContext: input.runContext,
+      signal: input.signal,
+      modelRetry,
+      fallbackModels: input.fallbackModels ?? this.options.fallbackModels ?? [],
+    });
+  }
+
+  /**
+   * Makes a `tools/call` an MCP Apps view asked for (spec 2026-01-26, "Interactive Updates")
+   * exactly as the model's calls are made, recorded in the view's thread as a run of its own
+   * (docs/mcp-apps.md, "In the thread"): the tool must be on the view's own server with a
+   * visibility naming `app`; the agent's approval decision applies (`approvalPolicy`, the tool's
+   * `needsApproval`), and a call that needs approval pauses that run on an `approval` interrupt
+   * (`requestedBy` names the view) that is answered like any other, with
+   * `execute({ threadId, resolutions })` — claimed once, whatever tabs do, and still there after a
+   * reload. The run calls no model; the call and its output are kept and shown, never sent to
+   * the model (see `FunctionCallItem.requestedBy`). `output()` gives the view its result.
+   *
+   * @throws SwitchboardError `run_in_progress` when this agent is running the thread now. A
+   *   thread paused or running in another client, an unknown tool or server, end the returned
+   *   run `failed` (nothing stored) and `output()` says so.
+   */
+  callToolFromApp(input: AppToolCallInput): AppToolCallHandle {
+    const callId = `app_${crypto.randomUUID()}`;
+    const handle = this.#start(input.threadId, {
+      appCall: {
+        callId,
+        view: input.view,
+        name: input.name,
+        arguments: input.arguments ?? {},
+      },
+      runContext: input.runContext,
+      signal: input.signal,
+      modelRetry: this.#modelRetry,
+      fallbackModels: [],
+    });
+    return {
+      get runId() {
+        return handle.runId;
+      },
+      threadId: handle.threadId,
+      chunks: handle.chunks,
+      result: () => handle.result(),
+      stop: () => handle.stop(),
+      callId,
+      output: async (options = {}) =>
+        await appCallOutput(await handle.result(), {
+          history: this.history,
+          threadId: input.threadId,
+          callId,
+          runEnded: () => this.#runEnds.next(input.threadId),
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        }),
+    };
+  }
+
+  /**
+   * Keeps the model context an MCP Apps view sent (`ui/update-model-context`, spec 2026-01-26)
+   * with its thread, as untrusted context: the model reads the latest one per view on its next
+   * turn, labelled as written by that view (server, tool, call id) and not by the user
+   * (docs/mcp-apps.md, "In the thread"). Stored at once as a row of its own when the thread is
+   * idle (so it survives a reload); while a run of the thread is running or paused it is held in
+   * memory and stored when this agent's run of the thread ends (`held`).
+   *
+   * @throws SwitchboardError `history_error` when the store fails; `aborted`.
+   */
+  async updateModelContextFromApp(
+    input: AppModelContextInput,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<'stored' | 'held'> {
+    const item = appContextItem(input);
+    this.#heldContext.hold(input.threadId, { ...item, appContext: input.view });
+    return (await this.#writeHeldContext(input.threadId, options.signal)) ? 'stored' : 'held';
+  }
+
+  /** Writes the thread's held model context when the thread is idle; true when it did. */
+  async #writeHeldContext(threadId: string, signal?: AbortSignal): Promise<boolean> {
+    if (!this.#heldContext.has(threadId)) return true;
+    if (this.#activeThreads.has(threadId)) return false;
+    const runs = await this.loadThread(threadId, signal === undefined ? {} : { signal });
+    const last = runs.at(-1)?.status;
+    if (last === 'running' || last === 'paused' || this.#activeThreads.has(threadId)) return false;
+    const items = this.#heldContext.take(threadId);
+    if (items.length === 0) return true;
+    try {
+      await writeContextRow(this.history, threadId, runs, items, signal);
+    } catch (error) {
+      for (const item of items) {
+        if (item.appContext !== undefined) {
+          this.#heldContext.hold(threadId, { ...item, appContext: item.appContext });
+        }
+      }
+      throw error;
+    }
+    return true;
+  }
+
+  #start(
+    threadId: string,
+    run: Omit<RunSetup, 'agent' | 'history' | 'threadId' | 'liveCalls' | 'owner'>,
+  ): RunHandle {
     if (this.#activeThreads.has(threadId)) {
       throw new SwitchboardError(
         'run_in_progress',
@@ -139,22 +259,19 @@ export class Agent implements AgentEndpoint {
       this.#liveCalls.set(threadId, liveCalls);
     }
     const handle = startRun({
+      ...run,
       agent: this.options,
       history: this.history,
       threadId,
-      ...(messages === undefined ? {} : { messages }),
-      ...(input.resolutions === undefined ? {} : { resolutions: input.resolutions }),
-      ...(input.parentRunId === undefined ? {} : { parentRunId: input.parentRunId }),
-      runContext: input.runContext,
-      signal: input.signal,
       liveCalls,
       owner: this.#owner,
-      modelRetry,
-      fallbackModels: input.fallbackModels ?? this.options.fallbackModels ?? [],
     });
     void handle.result().finally(() => {
       this.#activeThreads.delete(threadId);
       if (liveCalls.size === 0) this.#liveCalls.delete(threadId);
+      this.#runEnds.ended(threadId);
+      // Context a view sent while the run went on is stored now that the thread is idle.
+      this.#writeHeldContext(threadId).catch(() => undefined);
     });
     return handle;
   }

@@ -3,7 +3,7 @@ import type { Item, ToolOutput, Usage } from '../vocabulary/items.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { SwitchboardErrorCode } from '../vocabulary/error-codes.ts';
 import type { ToolTaskStatus } from '../tools/tool-types.ts';
-import type { ToolCallUi } from '../vocabulary/tool-ui.ts';
+import type { AppViewRef, ToolCallUi } from '../vocabulary/tool-ui.ts';
 
 /** Fields every chunk carries. */
 export interface ChunkBase {
@@ -45,6 +45,8 @@ export interface ToolCallChunk extends ChunkBase {
   /** The MCP Apps view that renders this call (the tool's `_meta.ui.resourceUri`). */
   ui?: ToolCallUi;
   arguments: unknown;
+  /** Set when an MCP Apps view asked for this call, not the model (`Agent.callToolFromApp`). */
+  requestedBy?: AppViewRef;
 }
 
 /** Progress from a running tool. Never stored in history. */

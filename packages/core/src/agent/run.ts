@@ -11,11 +11,19 @@ import type {
 } from '../vocabulary/items.ts';
 import type { Model, ModelRequest } from '../model/model.ts';
 import type { AgentOptions } from './agent-options.ts';
+import {
+  refuseBusyThread,
+  resumedAppCall,
+  startAppCall,
+  type AppCall,
+  type AppCallRequest,
+} from './app-tool-call.ts';
 import { whenQuiet, type CallTask } from './call-task.ts';
 import type { Chunk } from './chunks.ts';
 import type { HookScope } from './hooks.ts';
 import { callModelWithRetries, modelName, type AttemptOutput } from './model-retries.ts';
 import type { ResolvedModelRetryPolicy } from './model-retry-policy.ts';
+import { modelItems } from './model-items.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import { loadRecovered } from './recover-run.ts';
 import { branchPointOf } from './branch-point.ts';
@@ -29,7 +37,7 @@ import { DEFAULT_LEASE_MS, RunJournal, unfinishedCallOutput } from './run-journa
 import type { RunHandle, RunResult } from './run-result.ts';
 import { ToolCalls, runHook } from './tool-calls.ts';
 import { RunToolset } from './run-toolset.ts';
-import type { Toolset } from './toolset.ts';
+import { Toolset } from './toolset.ts';
 
 const DEFAULT_MAX_TURNS = 50;
 
@@ -54,6 +62,8 @@ export interface RunSetup {
   modelRetry: ResolvedModelRetryPolicy;
   /** The models to fall back to after `agent.model`, in order. */
   fallbackModels: readonly Model[];
+  /** An MCP Apps view's call (`Agent.callToolFromApp`): a run of that call alone, no model. */
+  appCall?: AppCallRequest;
 }
 
 /** Starts the loop in the background and returns its handle (see `Agent.execute`). */
@@ -101,6 +111,8 @@ class Run {
   readonly #models: readonly Model[];
   /** The model serving this run: a fallback that answered stays for the run's later turns. */
   #modelIndex = 0;
+  /** Set for a run of one call an MCP Apps view made (new or resumed): it never calls a model. */
+  #appCall: AppCall | undefined;
 
   constructor(setup: RunSetup, journal: RunJournal, signal: AbortSignal) {
     this.#setup = setup;
@@ -152,10 +164,15 @@ class Run {
           return journal.result('paused', start.error);
         }
         tasks = start.tasks;
+        this.#appCall = await resumedAppCall(paused, this.#setup.agent, this.#signal);
       } else {
         // Checked before a pause is abandoned: a bad branch point loses nothing.
         const parent = await branchPointOf(this.#setup, runs, this.#signal);
         const last = runs.at(-1);
+        if (this.#setup.appCall !== undefined) {
+          refuseBusyThread(this.#setup.threadId, last);
+          this.#appCall = await startAppCall(this.#setup.appCall, this.#setup.agent, this.#signal);
+        }
         if (last?.status === 'paused') {
           runs[runs.length - 1] = await abandonPausedRun(journal, last, this.#setup.liveCalls);
         } else if (last?.status === 'running') {
@@ -188,6 +205,20 @@ class Run {
       // Stopped while claiming: end before any approved call starts, so what is stored (each
       // call "stopped before it finished") is what ran: nothing.
       if (this.#signal.aborted) return await this.#end('cancelled');
+      const appCall = this.#appCall;
+      if (appCall !== undefined) {
+        // The view's tool alone (app-only tools are in no model toolset); one call, no model.
+        const toolset = new Toolset(appCall.tool === undefined ? [] : [appCall.tool], []);
+        this.#toolCalls.useToolset(toolset);
+        if (tasks === undefined) {
+          journal.append([appCall.item]);
+          await journal.commit();
+          tasks = [await this.#toolCalls.start(appCall.item)];
+        } else {
+          deliverResolutions(tasks, resolutions ?? [], this.#setup.liveCalls);
+        }
+        return await this.#loop({ current: () => Promise.resolve(toolset) }, tasks);
+      }
       const tools = new RunToolset({
         agent: this.#setup.agent,
         runContext: this.#setup.runContext,
@@ -244,7 +275,10 @@ class Run {
     });
   }
 
-  async #loop(tools: RunToolset, resumedTasks: CallTask[] | undefined): Promise<RunResult> {
+  async #loop(
+    tools: Pick<RunToolset, 'current'>,
+    resumedTasks: CallTask[] | undefined,
+  ): Promise<RunResult> {
     const journal = this.#journal;
     const maxTurns = this.#setup.agent.maxTurns ?? DEFAULT_MAX_TURNS;
     let tasks = resumedTasks;
@@ -321,6 +355,7 @@ class Run {
         }
         return result;
       }
+      if (this.#appCall !== undefined) return await this.#end('completed');
       await journal.commit();
       tasks = undefined;
     }
@@ -354,7 +389,7 @@ class Run {
     ].filter((section): section is string => section !== undefined && section !== '');
     let request: ModelRequest = {
       ...(sections.length === 0 ? {} : { instructions: sections.join('\n\n') }),
-      items: [...journal.previous, ...journal.output],
+      items: modelItems([...journal.previous, ...journal.output]),
       tools: toolset.modelTools(),
     };
     const changed = await runHook('beforeModelCall', () =>

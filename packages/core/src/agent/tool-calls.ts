@@ -84,6 +84,7 @@ export class ToolCalls {
       ...(server === undefined ? {} : { server }),
       ...(tool?.ui?.resourceUri === undefined ? {} : { ui: { resourceUri: tool.ui.resourceUri } }),
       arguments: parseArguments(call.arguments),
+      ...(call.requestedBy === undefined ? {} : { requestedBy: call.requestedBy }),
     });
     const task = this.newTask(call);
     if (tool !== undefined && (await this.#needsApprovalOrCannotTell(tool, call))) {
@@ -235,6 +236,7 @@ function approvalInterrupt(
   if (tool?.server !== undefined) interrupt.server = tool.server;
   if (tool?.annotations !== undefined) interrupt.annotations = tool.annotations;
   if (message !== undefined) interrupt.message = message;
+  if (call.requestedBy !== undefined) interrupt.requestedBy = call.requestedBy;
   return interrupt;
 }
 

@@ -1,4 +1,7 @@
 import type { AgentEndpoint } from '../agent/agent-endpoint.ts';
+import type { AppToolCallHandle, AppToolCallInput } from '../agent/app-tool-call.ts';
+import { messageOf } from '../errors/message-of.ts';
+import type { AppModelContextInput } from '../agent/app-model-context.ts';
 import type { RunHandle, RunResult } from '../agent/run-result.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { BranchSelection, RunRecord } from '../history/history-store.ts';
@@ -6,7 +9,8 @@ import { newestLeafUnder } from '../history/run-tree.ts';
 import { Store } from '../internal/store.ts';
 import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
-import type { MessageResourcePart } from '../vocabulary/items.ts';
+import type { MessageResourcePart, ToolOutput } from '../vocabulary/items.ts';
+import { toolError } from '../tools/tool-errors.ts';
 import { chatMessagesFromItems, chatResourcePart, type ChatMessage } from './chat-message.ts';
 import { withRunId } from './branch-messages.ts';
 import { planBranchRun } from './branch-run.ts';
@@ -263,6 +267,67 @@ export class AgentChat extends Store<ChatSnapshot> {
     return await this.#stream(run, { interrupts: answered }, (error) =>
       answeredElsewhere(error, shown),
     );
+  }
+
+  /**
+   * A `tools/call` of an MCP Apps view shown in this thread (`Agent.callToolFromApp`): the call
+   * appears in the thread marked `requestedBy`, a call that needs approval shows as an interrupt
+   * like the model's (answer it with {@link resolve}), and the promise gives the view its output
+   * once the call ran or was refused. Never rejects: while a run of this chat streams, the
+   * output is an error `run_in_progress`.
+   */
+  async callToolFromApp(
+    input: Omit<AppToolCallInput, 'threadId'>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ToolOutput> {
+    await this.load();
+    if (this.#run !== undefined || this.getSnapshot().interrupts.length > 0) {
+      return toolError(
+        'run_in_progress',
+        this.#run === undefined
+          ? 'The conversation waits for an answer; the app can call its tool once it was given.'
+          : 'The conversation is busy; the app can call its tool once the answer ended.',
+      );
+    }
+    this.#following.stop();
+    if (this.agent.callToolFromApp === undefined) {
+      return toolError(
+        'tool_not_found',
+        "This agent runs on a server: an app view's tool calls are made where its MCP servers are.",
+      );
+    }
+    let call: AppToolCallHandle;
+    try {
+      call = this.agent.callToolFromApp({ ...input, threadId: this.getSnapshot().threadId });
+    } catch (error) {
+      return toolError('run_in_progress', messageOf(error));
+    }
+    // Shown as stored rows show it: in the assistant message before it. A refused call (nothing
+    // stored) is the view's error, not the chat's: the thread is read again instead.
+    const streamed = this.#stream(call, {}, () => true);
+    const output = await call.output(options);
+    await streamed;
+    return output;
+  }
+
+  /**
+   * Keeps model context an MCP Apps view of this thread sent (`ui/update-model-context`,
+   * `Agent.updateModelContextFromApp`): the model reads it on its next turn, labelled as coming
+   * from the view; the chat does not show it as a message.
+   */
+  async updateModelContextFromApp(
+    input: Omit<AppModelContextInput, 'threadId'>,
+  ): Promise<'stored' | 'held'> {
+    if (this.agent.updateModelContextFromApp === undefined) {
+      throw new SwitchboardError(
+        'invalid_input',
+        "This agent runs on a server: an app view's model context is kept where its MCP servers are.",
+      );
+    }
+    return await this.agent.updateModelContextFromApp({
+      ...input,
+      threadId: this.getSnapshot().threadId,
+    });
   }
 
   /** Approves a held call. */

@@ -1,7 +1,7 @@
 import { parseArguments } from '../agent/call-task.ts';
 import type { Item, MessageResourcePart, ToolOutput } from '../vocabulary/items.ts';
 import type { ToolTaskStatus } from '../tools/tool-types.ts';
-import type { ToolCallUi } from '../vocabulary/tool-ui.ts';
+import type { AppViewRef, ToolCallUi } from '../vocabulary/tool-ui.ts';
 
 /** Live progress of a running tool call. */
 export interface ChatToolProgress {
@@ -24,6 +24,11 @@ export interface ChatToolCallPart {
    */
   ui?: ToolCallUi;
   arguments: unknown;
+  /**
+   * Set when an MCP Apps view asked for this call, not the model (`AgentChat.callToolFromApp`):
+   * show it so, and mount no view for it (its view is the one that asked).
+   */
+  requestedBy?: AppViewRef;
   /** `waiting`: held for a human (approval, form or URL); see the chat's `interrupts`. */
   state: 'running' | 'waiting' | 'done' | 'error';
   output?: ToolOutput;
@@ -103,6 +108,8 @@ export function chatMessagesFromItems(items: readonly Item[]): ChatMessage[] {
     return created;
   };
   for (const item of items) {
+    // A view's model context is for the model (labelled there), not a message anybody wrote.
+    if (item.type === 'message' && item.appContext !== undefined) continue;
     if (item.type === 'message' && item.role !== 'assistant') {
       messages.push({
         id: `m${messages.length}`,
@@ -121,6 +128,7 @@ export function chatMessagesFromItems(items: readonly Item[]): ChatMessage[] {
         callId: item.callId,
         toolName: item.name,
         arguments: parseArguments(item.arguments),
+        ...(item.requestedBy === undefined ? {} : { requestedBy: item.requestedBy }),
         state: 'running',
       });
     } else {

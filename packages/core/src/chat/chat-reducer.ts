@@ -50,6 +50,7 @@ export function applyChunk(
           ...(chunk.server === undefined ? {} : { server: chunk.server }),
           ...(chunk.ui === undefined ? {} : { ui: chunk.ui }),
           arguments: chunk.arguments,
+          ...(chunk.requestedBy === undefined ? {} : { requestedBy: chunk.requestedBy }),
           state: 'running',
         },
       ]);

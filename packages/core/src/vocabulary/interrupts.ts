@@ -1,7 +1,7 @@
 /**
  * The words every layer uses for "a human must answer before this tool call can go on". Types
- * only, importing nothing: `tools`, `mcp`, `history`, `chat`, `agent` and `@switchboard/react`
- * all speak them (docs/architecture.md, "The vocabulary").
+ * only, importing only other vocabulary types: `tools`, `mcp`, `history`, `chat`, `agent` and
+ * `@switchboard/react` all speak them (docs/architecture.md, "The vocabulary").
  *
  * One concept, named at three points of its life:
  * - {@link InputRequest}: what a tool (or an MCP server through it) asks for;
@@ -12,6 +12,8 @@
  * MCP's wire shapes (`elicitation/create` params, MRTR `inputRequests` and `requestState`) map
  * onto these in `mcp/call/` (see `mcp/call/resume-state.ts`); they never leave the `mcp` layer.
  */
+
+import type { AppViewRef } from './tool-ui.ts';
 
 /** A JSON Schema object (draft 2020-12), as sent to providers and received from MCP servers. */
 export type JsonSchema = Record<string, unknown>;
@@ -82,6 +84,11 @@ export interface Interrupt extends Omit<InputRequest, 'mode'> {
   mode: 'approval' | InputRequest['mode'];
   /** The tool's annotations, as hints (approval mode). */
   annotations?: ToolAnnotations;
+  /**
+   * Set when an MCP Apps view asked for the held call (`Agent.callToolFromApp`), not the model:
+   * an approval dialog says so.
+   */
+  requestedBy?: AppViewRef;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ToolErrorCode } from './error-codes.ts';
-import type { ToolCallUi } from './tool-ui.ts';
+import type { AppViewRef, ToolCallUi } from './tool-ui.ts';
 
 /**
  * History items: the conversation as the model sees it, in the Responses-API shape that every
@@ -38,6 +38,13 @@ export interface MessageItem {
   content: string;
   /** Resources attached to a user message as context, in order after `content`. */
   parts?: MessageResourcePart[];
+  /**
+   * Set on model context an MCP Apps view sent (`ui/update-model-context`,
+   * `Agent.updateModelContextFromApp`): untrusted text written by the app, not the user. The
+   * model sees only the latest one per view, labelled with the view; chat UIs do not show it as
+   * a message.
+   */
+  appContext?: AppViewRef;
 }
 
 /** The model asked for a tool call. `arguments` is the raw JSON string the model produced. */
@@ -48,6 +55,11 @@ export interface FunctionCallItem {
   /** The provider-facing tool name (docs/architecture.md, "Tool names"). */
   name: string;
   arguments: string;
+  /**
+   * Set when an MCP Apps view asked for this call (`Agent.callToolFromApp`), not the model. Such
+   * a call and its output are kept in history and shown, but never sent to the model.
+   */
+  requestedBy?: AppViewRef;
 }
 
 /**

@@ -17,3 +17,17 @@ export interface ToolCallUi {
   /** The `ui://` resource (read with `resources/read` from the same server). */
   resourceUri: string;
 }
+
+/**
+ * An MCP Apps view, named by the tool call whose result it renders: the server it belongs to,
+ * the provider-facing name of that tool, and that call's id. It labels what a view asked for
+ * (a tool call, model context) wherever history keeps it (docs/mcp-apps.md, "In the thread").
+ */
+export interface AppViewRef {
+  /** The MCP server's name (`McpServer.name`). */
+  server: string;
+  /** The provider-facing name of the tool whose result the view renders. */
+  toolName: string;
+  /** The call id of that tool call. */
+  callId: string;
+}

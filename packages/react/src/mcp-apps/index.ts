@@ -5,6 +5,7 @@
  * do not render views.
  */
 export { McpAppView, type McpAppViewProps } from './mcp-app-view.tsx';
+export type { McpAppThread } from './mcp-app-thread.ts';
 export { sandboxProxyHtml } from './sandbox-proxy-html.ts';
 export {
   buildViewCsp,

@@ -40,6 +40,12 @@ export interface McpAppHostOptions {
   hostContext: McpUiHostContext;
   approvalPolicy?: ApprovalPolicy;
   runContext?: unknown;
+  /**
+   * Makes a call the visibility check allowed in the view's thread (`McpAppThread`): recorded
+   * there and held for approval like the model's calls. Absent (a view outside any thread, such
+   * as a tool runner's): `approvalPolicy` decides and `askUser` asks, then `server.callTool`.
+   */
+  callInThread?: (name: string, args: Record<string, unknown>) => Promise<ToolOutput>;
   /** Asks the user; resolves true when they allow it. */
   askUser(consent: McpAppConsent): Promise<boolean>;
   /** `ui/message`, after the user confirmed; absent: refused. */
@@ -124,6 +130,9 @@ export async function startMcpAppHost(options: McpAppHostOptions): Promise<McpAp
             ? error.message
             : String(error),
       );
+    }
+    if (options.callInThread !== undefined) {
+      return toCallToolResult(await options.callInThread(params.name, args));
     }
     const ask = await appCallNeedsApproval(tool, args, options.approvalPolicy, options.runContext);
     if (ask) {

@@ -5,6 +5,7 @@ import { ApprovalDialog } from '../approval-dialog.tsx';
 import { classNames } from '../class-names.ts';
 import { UrlElicitation } from '../url-elicitation.tsx';
 import { startMcpAppHost, type McpAppConsent, type McpAppHost } from './mcp-app-host.ts';
+import type { McpAppThread } from './mcp-app-thread.ts';
 import { proxyOriginProblem, readView, type McpAppViewResource } from './read-view.ts';
 
 /** Props of {@link McpAppView}. */
@@ -13,6 +14,20 @@ export interface McpAppViewProps {
   server: McpServer;
   /** The tool call this view renders. */
   callId: string;
+  /**
+   * The provider-facing name of the tool whose result this is (`ChatToolCallPart.toolName`):
+   * with `thread`, it labels what the view asks for. Default `resourceUri`.
+   */
+  toolName?: string;
+  /**
+   * The thread the view is shown in (`useAgent()`'s result, or an `AgentChat`): its tool calls
+   * are recorded there and wait for approval as the model's do (the thread's `<ApprovalDialog>`,
+   * marked as requested by the view), its `ui/update-model-context` is kept with the thread for
+   * the model, and a confirmed `ui/message` is sent as the user's message (unless `onMessage` /
+   * `onModelContext` are given). Absent (e.g. a tool runner), calls are approved in the view
+   * with `approvalPolicy`.
+   */
+  thread?: McpAppThread;
   /** The tool's `_meta.ui.resourceUri` (`ChatToolCallPart.ui.resourceUri`). */
   resourceUri: string;
   /** The call's arguments (sent once as `ui/notifications/tool-input`). */
@@ -168,6 +183,30 @@ function McpAppFrame(
         };
         setConsents((queue) => [...queue, pending]);
       });
+    const waits = new AbortController();
+    const thread = props.thread;
+    const viewRef = { server: server.name, toolName: props.toolName ?? props.resourceUri, callId };
+    const onMessage =
+      props.onMessage === undefined
+        ? thread === undefined
+          ? undefined
+          : (text: string) => {
+              void latest.current.thread?.send(text).catch(() => {
+                // A refused send (a run in progress) shows in the chat's own status.
+              });
+            }
+        : (text: string) => latest.current.onMessage?.(text);
+    const onModelContext =
+      props.onModelContext === undefined
+        ? thread === undefined
+          ? undefined
+          : (context: { text: string; structuredContent?: Record<string, unknown> }) => {
+              void latest.current.thread
+                ?.updateModelContextFromApp({ view: viewRef, ...context })
+                .catch(() => undefined);
+            }
+        : (context: { text: string; structuredContent?: Record<string, unknown> }) =>
+            latest.current.onModelContext?.(context);
     const starting = startMcpAppHost({
       server,
       frame: target,
@@ -177,18 +216,23 @@ function McpAppFrame(
       hostContext: hostContext(),
       ...(props.approvalPolicy === undefined ? {} : { approvalPolicy: props.approvalPolicy }),
       ...(props.runContext === undefined ? {} : { runContext: props.runContext }),
-      askUser,
-      ...(props.onMessage === undefined
-        ? {}
-        : { onMessage: (text: string) => latest.current.onMessage?.(text) }),
-      ...(props.onModelContext === undefined
+      ...(thread === undefined
         ? {}
         : {
-            onModelContext: (context: {
-              text: string;
-              structuredContent?: Record<string, unknown>;
-            }) => latest.current.onModelContext?.(context),
+            callInThread: (name: string, args: Record<string, unknown>) =>
+              thread.callToolFromApp(
+                {
+                  view: viewRef,
+                  name,
+                  arguments: args,
+                  ...(props.runContext === undefined ? {} : { runContext: props.runContext }),
+                },
+                { signal: waits.signal },
+              ),
           }),
+      askUser,
+      ...(onMessage === undefined ? {} : { onMessage }),
+      ...(onModelContext === undefined ? {} : { onModelContext }),
       onSize: ({ height: viewHeight }) => {
         if (viewHeight !== undefined) setHeight(Math.min(Math.max(viewHeight, 1), maxHeight));
       },
@@ -211,6 +255,7 @@ function McpAppFrame(
     resize.observe(frame);
     return () => {
       closed = true;
+      waits.abort();
       resize.disconnect();
       const host = hostRef.current;
       hostRef.current = undefined;
