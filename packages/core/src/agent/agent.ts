@@ -8,6 +8,8 @@ import type { RunHandle } from './run-result.ts';
 import { loadRecovered } from './recover-run.ts';
 import { writeOtherRun } from './run-journal.ts';
 import { startRun } from './run.ts';
+import { agentAsTool, type AgentToolOptions } from './agent-as-tool.ts';
+import type { Tool } from '../tools/tool-types.ts';
 import { resolveModelRetryPolicy, type ResolvedModelRetryPolicy } from './model-retry-policy.ts';
 
 /**
@@ -143,11 +145,36 @@ export class Agent {
       owner: this.#owner,
       modelRetry,
       fallbackModels: input.fallbackModels ?? this.options.fallbackModels ?? [],
+      parentCall: input.parentCall,
     });
     void handle.result().finally(() => {
       this.#activeThreads.delete(threadId);
       if (liveCalls.size === 0) this.#liveCalls.delete(threadId);
     });
     return handle;
+  }
+
+  /**
+   * This agent as a tool of another agent: a sub-agent (docs/conversations.md, "Sub-agents").
+   * Each call runs this agent in a thread of its own (in this agent's history store, linked to
+   * the parent's call by `RunRecord.parentCall`); its chunks stream into the parent run as
+   * `tool.nested` chunks of the call; its interrupts pause the parent run (the parent's
+   * interrupt carries the nested one in `nested`), and answering the parent resumes it, also
+   * after a reload; its usage is added to the parent run's; stopping the parent stops it.
+   *
+   * ```ts
+   * const researcher = new Agent({ name: 'researcher', model, tools: [search] });
+   * const lead = new Agent({
+   *   name: 'lead',
+   *   model,
+   *   tools: [researcher.asTool({ description: 'Researches a question and reports back.' })],
+   * });
+   * ```
+   *
+   * @throws SwitchboardError `invalid_input` when the tool name (default: this agent's name) is
+   *   not provider-safe (`^[a-zA-Z0-9_-]{1,64}$`).
+   */
+  asTool(options: AgentToolOptions): Tool {
+    return agentAsTool(this, options);
   }
 }

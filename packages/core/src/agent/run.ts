@@ -1,6 +1,11 @@
 import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
-import type { HistoryStore, PendingCall, RunRecord } from '../history/history-store.ts';
+import type {
+  HistoryStore,
+  ParentCallRef,
+  PendingCall,
+  RunRecord,
+} from '../history/history-store.ts';
 import { linkSignals, whenAborted } from '../internal/linked-signal.ts';
 import { ReplayChannel } from '../internal/replay-channel.ts';
 import type {
@@ -51,6 +56,8 @@ export interface RunSetup {
   modelRetry: ResolvedModelRetryPolicy;
   /** The models to fall back to after `agent.model`, in order. */
   fallbackModels: readonly Model[];
+  /** The parent run's call when this run is a sub-agent's (see `RunRecord.parentCall`). */
+  parentCall?: ParentCallRef | undefined;
 }
 
 /** Starts the loop in the background and returns its handle (see `Agent.execute`). */
@@ -65,6 +72,7 @@ export function startRun(setup: RunSetup): RunHandle {
     channel,
     owner: setup.owner,
     leaseMs: setup.agent.leaseMs ?? DEFAULT_LEASE_MS,
+    parentCall: setup.parentCall,
   });
   if (setup.resolutions === undefined) journal.runId = crypto.randomUUID();
   const run = new Run(setup, journal, link.signal);

@@ -37,6 +37,19 @@ export interface RunRecord {
    * made again after a reload.
    */
   modelFailures?: ModelFailureRecord[];
+  /**
+   * Set on the runs of a nested thread — a sub-agent run as a tool of another agent
+   * (`Agent.asTool`): the parent run's call whose tool this run is. The nested run keeps its own
+   * thread; this is its link back.
+   */
+  parentCall?: ParentCallRef;
+}
+
+/** The call of a parent run that a nested run works for (see {@link RunRecord.parentCall}). */
+export interface ParentCallRef {
+  threadId: string;
+  runId: string;
+  callId: string;
 }
 
 /** A failed model call attempt that the run retried or handed to a fallback model. */
