@@ -30,6 +30,7 @@ export type {
   ExecuteInput,
   MessageInput,
 } from './agent/agent-options.ts';
+export type { AgentToolOptions } from './agent/agent-as-tool.ts';
 export type { AgentHooks, BeforeToolCallDecision, HookScope } from './agent/hooks.ts';
 export { DEFAULT_MODEL_RETRY_POLICY, type ModelRetryPolicy } from './agent/model-retry-policy.ts';
 export { TOOL_SEARCH_NAME } from './agent/toolset.ts';
@@ -53,6 +54,7 @@ export type {
   ToolProgressChunk,
   ServerNeedsAuthChunk,
   ToolResultChunk,
+  ToolNestedChunk,
 } from './agent/chunks.ts';
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
 export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat.ts';
@@ -85,6 +87,7 @@ export type {
   CompareAndSetResult,
   HistoryStore,
   ModelFailureRecord,
+  ParentCallRef,
   PendingCall,
   RunLease,
   RunRecord,
@@ -114,6 +117,7 @@ export type {
   InputRequest,
   Interrupt,
   JsonSchema,
+  NestedInterrupt,
   Resolution,
   ToolAnnotations,
   ToolInterruptResult,
@@ -185,6 +189,7 @@ export {
 } from './tools/tool-annotations.ts';
 export type {
   ApprovalPredicate,
+  NestedChunkSource,
   Tool,
   ToolContext,
   ToolProgress,

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { HistoryStore } from '../history/history-store.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
+import { TabStore } from '../history/tab-store-test-support.ts';
 import type { ModelEvent } from '../model/model.ts';
 import { mockModel, textTurn, type MockTurn } from '../testing/mock-model.ts';
 import { tool } from '../tools/tool.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import type { Item } from '../vocabulary/items.ts';
 import { Agent } from './agent.ts';
+import type { Chunk } from './chunks.ts';
 import { collect, deferred, expectEveryCallAnsweredOnce, ofType } from './agent-test-support.ts';
 
 /** A turn answering `text` that spent `input` + `output` tokens. */
@@ -426,6 +428,125 @@ describe('Agent.asTool: a sub-agent run as a tool', () => {
     const parentItems = await itemsOf(history, 'parent');
     const output = parentItems.find((item) => item.type === 'function_call_output');
     expect(output?.type === 'function_call_output' && output.output.error?.code).toBe('cancelled');
+  });
+
+  it('a new message instead of an answer closes the nested pause too: both calls unanswered', async () => {
+    const history = new MemoryHistoryStore();
+    const remove = deleteTool();
+    const { parent } = agentsOn(
+      history,
+      {
+        parent: [callTurn('cleaner', { input: 'Delete.' }, 'outer_1'), textTurn('Never mind.')],
+        child: [callTurn('delete_file', { path: '/tmp/a' }, 'inner_delete')],
+      },
+      [remove.definition],
+    );
+    const paused = await parent.execute({ threadId: 'parent', messages: 'Clean up.' }).result();
+    const childThread = paused.interrupts[0]?.nested?.threadId ?? '';
+
+    const next = await parent.execute({ threadId: 'parent', messages: 'Forget it.' }).result();
+
+    expect(next.status).toBe('completed');
+    expect(remove.runs).toEqual([]);
+    const childRuns = await history.loadRuns(childThread);
+    expect(childRuns.map((run) => run.status)).toEqual(['cancelled']);
+    for (const threadId of ['parent', childThread]) {
+      const items = await itemsOf(history, threadId);
+      expectEveryCallAnsweredOnce(items);
+      const outputs = items.filter((item) => item.type === 'function_call_output');
+      expect(outputs[0]?.type === 'function_call_output' && outputs[0].output.error?.code).toBe(
+        'unanswered',
+      );
+    }
+  });
+
+  it('abandonPause dismisses a pause and the nested one without a new run', async () => {
+    const history = new MemoryHistoryStore();
+    const remove = deleteTool();
+    const { parent } = agentsOn(
+      history,
+      {
+        parent: [callTurn('cleaner', { input: 'Delete.' }, 'outer_1')],
+        child: [callTurn('delete_file', { path: '/tmp/a' }, 'inner_delete')],
+      },
+      [remove.definition],
+    );
+    const paused = await parent.execute({ threadId: 'parent', messages: 'Clean up.' }).result();
+    const childThread = paused.interrupts[0]?.nested?.threadId ?? '';
+
+    expect(await parent.abandonPause('parent')).toBe(true);
+    expect(await parent.abandonPause('parent')).toBe(false);
+
+    for (const threadId of ['parent', childThread]) {
+      expect((await history.loadRuns(threadId)).map((run) => run.status)).toEqual(['cancelled']);
+      expectEveryCallAnsweredOnce(await itemsOf(history, threadId));
+    }
+    const resume = await parent
+      .execute({ threadId: 'parent', resolutions: [{ callId: 'outer_1', action: 'approve' }] })
+      .result();
+    expect(resume.error?.code).toBe('not_paused');
+    expect(remove.runs).toEqual([]);
+  });
+
+  it('a crash during the nested run: each thread’s call in flight becomes outcome_unknown, never re-run', async () => {
+    const inner = new MemoryHistoryStore();
+    const tab = new TabStore(inner);
+    const runs: string[] = [];
+    const started = deferred();
+    const transfer = tool({
+      name: 'transfer',
+      description: 'Transfers money.',
+      input: z.object({}),
+      execute: async () => {
+        runs.push('transfer');
+        started.resolve();
+        return await new Promise(() => undefined);
+      },
+    });
+    const child = new Agent({
+      name: 'payer',
+      model: mockModel([callTurn('transfer', {}, 'inner_transfer')]),
+      history: tab,
+      tools: [transfer],
+      leaseMs: 300,
+    });
+    const parent = new Agent({
+      name: 'lead',
+      model: mockModel([callTurn('payer', { input: 'Pay.' }, 'outer_1')]),
+      history: tab,
+      tools: [child.asTool({ description: 'Pays.' })],
+      leaseMs: 300,
+    });
+    const handle = parent.execute({ threadId: 'parent', messages: 'Pay the bill.' });
+    const chunks: Chunk[] = [];
+    void (async () => {
+      for await (const chunk of handle.chunks) chunks.push(chunk);
+    })();
+    await started.promise;
+    tab.die();
+    const startedChunk = ofType(chunks, 'tool.nested').find(
+      (chunk) => chunk.chunk.type === 'run.started',
+    )?.chunk;
+    const childThread = startedChunk?.type === 'run.started' ? startedChunk.threadId : '';
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    // The next page: new agents over the same storage load both threads.
+    const reloaded = agentsOn(inner, { parent: [], child: [] }, [transfer]);
+    const parentRows = await reloaded.parent.loadThread('parent');
+    const childRows = await reloaded.child.loadThread(childThread);
+
+    expect(runs).toEqual(['transfer']);
+    for (const rows of [parentRows, childRows]) {
+      expect(rows.map((row) => row.status)).toEqual(['failed']);
+      expect(rows[0]?.error?.code).toBe('outcome_unknown');
+      const items = rows.flatMap((row) => row.items);
+      expectEveryCallAnsweredOnce(items);
+      const output = items.find((item) => item.type === 'function_call_output');
+      expect(output?.type === 'function_call_output' && output.output.error?.code).toBe(
+        'outcome_unknown',
+      );
+    }
+    expect(childRows[0]?.parentCall?.callId).toBe('outer_1');
   });
 
   it('rejects a tool name a provider would refuse', () => {

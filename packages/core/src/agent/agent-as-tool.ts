@@ -41,6 +41,18 @@ export interface AgentToolOptions {
 export interface SubAgent {
   readonly name: string;
   execute(input: ExecuteInput): RunHandle;
+  abandonPause(threadId: string): Promise<boolean>;
+}
+
+/** The agent behind each tool {@link agentAsTool} made (see {@link subAgentOf}). */
+const subAgents = new WeakMap<Tool, SubAgent>();
+
+/**
+ * The sub-agent behind `tool` when {@link agentAsTool} made it: a parent whose pause is
+ * abandoned closes the nested pause through it (`abandon-pause.ts`).
+ */
+export function subAgentOf(tool: Tool | undefined): SubAgent | undefined {
+  return tool === undefined ? undefined : subAgents.get(tool);
 }
 
 /**
@@ -91,6 +103,7 @@ export function agentAsTool(agent: SubAgent, options: AgentToolOptions): Tool {
   };
   if (options.needsApproval !== undefined) definition.needsApproval = options.needsApproval;
   if (options.annotations !== undefined) definition.annotations = options.annotations;
+  subAgents.set(definition, agent);
   return definition;
 }
 

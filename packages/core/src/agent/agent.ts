@@ -9,6 +9,7 @@ import { loadRecovered } from './recover-run.ts';
 import { writeOtherRun } from './run-journal.ts';
 import { startRun } from './run.ts';
 import { agentAsTool, type AgentToolOptions } from './agent-as-tool.ts';
+import { abandonPause } from './abandon-pause.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import { resolveModelRetryPolicy, type ResolvedModelRetryPolicy } from './model-retry-policy.ts';
 
@@ -152,6 +153,33 @@ export class Agent {
       if (liveCalls.size === 0) this.#liveCalls.delete(threadId);
     });
     return handle;
+  }
+
+  /**
+   * Closes the thread's paused run without starting another ("dismiss"): each waiting call gets
+   * the `unanswered` output a new message would give it, calls held open for it are cancelled,
+   * and a sub-agent pause it waited on (`Interrupt.nested`) is closed the same way. Returns false
+   * when the thread has no paused run.
+   *
+   * @throws SwitchboardError `run_in_progress` when this agent is running the thread;
+   *   `run_claimed` when another client resumed or closed the pause meanwhile (nothing
+   *   written); `history_error`.
+   */
+  async abandonPause(threadId: string, options: { signal?: AbortSignal } = {}): Promise<boolean> {
+    if (this.#activeThreads.has(threadId)) {
+      throw new SwitchboardError('run_in_progress', `Thread ${threadId} has a run in progress.`);
+    }
+    const liveCalls = this.#liveCalls.get(threadId) ?? new Map<string, CallTask>();
+    try {
+      const tools = this.options.tools ?? [];
+      return await abandonPause(
+        threadId,
+        { history: this.history, liveCalls, tools },
+        options.signal,
+      );
+    } finally {
+      if (liveCalls.size === 0) this.#liveCalls.delete(threadId);
+    }
   }
 
   /**

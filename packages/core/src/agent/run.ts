@@ -23,6 +23,7 @@ import { callModelWithRetries, modelName, type AttemptOutput } from './model-ret
 import type { ResolvedModelRetryPolicy } from './model-retry-policy.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import { loadRecovered } from './recover-run.ts';
+import { abandonNestedPauses } from './abandon-pause.ts';
 import {
   abandonPausedRun,
   claimPausedRun,
@@ -161,6 +162,7 @@ class Run {
         const last = runs.at(-1);
         if (last?.status === 'paused') {
           runs[runs.length - 1] = await abandonPausedRun(journal, last, this.#setup.liveCalls);
+          await abandonNestedPauses(last, this.#setup.agent.tools ?? []);
         } else if (last?.status === 'running') {
           throw new SwitchboardError(
             'run_in_progress',
