@@ -25,6 +25,7 @@ import { SettingsPanel } from './components/settings-panel.tsx';
 import { ThreadList } from './components/thread-list.tsx';
 import { ToolRunner, type RunnerTarget } from './components/tool-runner.tsx';
 import { createPlaygroundModel } from './create-playground-model.ts';
+import { helperAgentTool } from './helper-agent.ts';
 import {
   loadModelSettings,
   saveModelSettings,
@@ -83,11 +84,18 @@ export function App({
 
   const agent = useMemo(() => {
     const approvalPolicy = approvalPolicies[settings.approvals];
+    const helper = helperAgentTool({
+      model: createPlaygroundModel(settings, config.modelBaseUrl),
+      mcpServers: agentServers,
+      approvalPolicy,
+      leaseMs: config.leaseMs,
+    });
     return new Agent({
       name: 'playground',
       instructions,
       model: createPlaygroundModel(settings, config.modelBaseUrl),
       mcpServers: [...agentServers],
+      tools: [helper],
       history,
       deferredToolsInstructions: false,
       ...(approvalPolicy === undefined ? {} : { approvalPolicy }),

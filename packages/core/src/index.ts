@@ -32,6 +32,7 @@ export type {
   ExecuteInput,
   MessageInput,
 } from './agent/agent-options.ts';
+export type { AgentToolOptions } from './agent/agent-as-tool.ts';
 export type { AgentHooks, BeforeToolCallDecision, HookScope } from './agent/hooks.ts';
 export type { AppToolCallHandle, AppToolCallInput } from './agent/app-tool-call.ts';
 export type { AppModelContextInput } from './agent/app-model-context.ts';
@@ -57,6 +58,7 @@ export type {
   ToolProgressChunk,
   ServerNeedsAuthChunk,
   ToolResultChunk,
+  ToolNestedChunk,
 } from './agent/chunks.ts';
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
 export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat.ts';
@@ -91,6 +93,7 @@ export type {
   CompareAndSetResult,
   HistoryStore,
   ModelFailureRecord,
+  ParentCallRef,
   PendingCall,
   RunLease,
   RunRecord,
@@ -120,6 +123,7 @@ export type {
   InputRequest,
   Interrupt,
   JsonSchema,
+  NestedInterrupt,
   Resolution,
   ToolAnnotations,
   ToolInterruptResult,
@@ -195,6 +199,7 @@ export {
 } from './tools/tool-annotations.ts';
 export type {
   ApprovalPredicate,
+  NestedChunkSource,
   Tool,
   ToolContext,
   ToolProgress,

@@ -33,6 +33,7 @@ export { ApprovalDialog, type ApprovalDialogProps } from './approval-dialog.tsx'
 export { ErrorNotice, type ErrorNoticeProps } from './error-notice.tsx';
 export { ToolProgressBar, type ToolProgressBarProps } from './tool-progress-bar.tsx';
 export { InterruptView, type InterruptViewProps } from './interrupt-view.tsx';
+export { NestedInterruptPath, innermostInterrupt } from './nested-interrupt.tsx';
 export { AuthorizationPrompt, type AuthorizationPromptProps } from './authorization-prompt.tsx';
 export { TaskResumePrompt, type TaskResumePromptProps } from './task-resume-prompt.tsx';
 export type { Interrupt, ResolutionAction, ResolveHandler } from './interrupt-types.ts';

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { ApprovalDialog } from './approval-dialog.tsx';
 import { AuthorizationPrompt } from './authorization-prompt.tsx';
 import { ElicitationForm } from './elicitation-form.tsx';
+import { NestedInterruptPath, innermostInterrupt } from './nested-interrupt.tsx';
 import type { Interrupt, ResolveHandler } from './interrupt-types.ts';
 import { TaskResumePrompt } from './task-resume-prompt.tsx';
 import { UrlElicitation } from './url-elicitation.tsx';
@@ -29,7 +30,9 @@ export interface InterruptViewProps {
 /**
  * Shows the right component for an interrupt's `mode`: {@link ApprovalDialog} (`approval`),
  * {@link ElicitationForm} (`form`), {@link UrlElicitation} (`url`),
- * {@link AuthorizationPrompt} (`authorization`) or {@link TaskResumePrompt} (`task`).
+ * {@link AuthorizationPrompt} (`authorization`) or {@link TaskResumePrompt} (`task`). A
+ * sub-agent's interrupt (`interrupt.nested`) shows its innermost call, under the path of
+ * sub-agents it was asked inside; the answer resolves the outer call.
  *
  * ```tsx
  * {chat.interrupts.map((interrupt) => (
@@ -45,6 +48,22 @@ export function InterruptView({
   draftKey,
   className,
 }: InterruptViewProps): ReactNode {
+  if (interrupt.nested !== undefined) {
+    // A sub-agent's call waits: show that call, and inside which sub-agents it was asked.
+    const shown = innermostInterrupt(interrupt);
+    return (
+      <div className="sb-nested-interrupt">
+        <NestedInterruptPath interrupt={interrupt} />
+        <InterruptView
+          interrupt={shown}
+          onResolve={onResolve}
+          {...(onAuthorize === undefined ? {} : { onAuthorize })}
+          {...(draftKey === undefined ? {} : { draftKey })}
+          {...(className === undefined ? {} : { className })}
+        />
+      </div>
+    );
+  }
   const props =
     className === undefined ? { interrupt, onResolve } : { interrupt, onResolve, className };
   switch (interrupt.mode) {

@@ -3,12 +3,13 @@ import { ToolProgressBar } from '@switchboard/react';
 import { outcomeLabels } from './tool-call-outcome.ts';
 import { McpAppSlot } from './mcp-app-slot.tsx';
 import { McpWaitingNotice } from './mcp-waiting-notice.tsx';
+import { NestedRunView } from './nested-run-view.tsx';
 import { formatArguments, ToolOutputView } from './tool-output-view.tsx';
 
 /**
  * One tool call of the chat: name, server, arguments (pretty JSON), outcome (Stopped, Declined,
  * … are not "Error": `toolCallOutcome`), a live progress bar
- * while it runs, and the result. Everything the tool or the model sent is rendered as text.
+ * while it runs, what a sub-agent did (its text and calls, nested), and the result. Everything the tool or the model sent is rendered as text.
  */
 export function ToolCallCard({ part }: { part: ChatToolCallPart }) {
   const { output, progress } = part;
@@ -62,6 +63,13 @@ export function ToolCallCard({ part }: { part: ChatToolCallPart }) {
           // A call that ended without running to a result is `tool-cancelled` for the view.
           output={endedWithoutResult(outcome) ? undefined : output}
           cancelled={endedWithoutResult(outcome)}
+        />
+      )}
+      {part.nested !== undefined && (
+        <NestedRunView
+          agentName={part.toolName}
+          messages={part.nested}
+          renderCall={(nested) => <ToolCallCard part={nested} />}
         />
       )}
       {output !== undefined && (

@@ -1,4 +1,4 @@
-import type { HistoryStore } from '../history/history-store.ts';
+import type { HistoryStore, ParentCallRef } from '../history/history-store.ts';
 import type { McpServer } from '../mcp/mcp-server.ts';
 import type { Model } from '../model/model.ts';
 import type { Tool } from '../tools/tool-types.ts';
@@ -93,6 +93,11 @@ interface ExecuteInputBase {
   modelRetry?: ModelRetryPolicy;
   /** This run's fallback models instead of the agent's `fallbackModels` (`[]`: none). */
   fallbackModels?: Model[];
+  /**
+   * The parent run's call this run works for, stored on its rows (`RunRecord.parentCall`). Set
+   * by `Agent.asTool`; a resume keeps the link of the paused row.
+   */
+  parentCall?: ParentCallRef;
 }
 
 /**

@@ -10,6 +10,9 @@ import type { RunHandle } from './run-result.ts';
 import { loadRecovered } from './recover-run.ts';
 import { writeOtherRun } from './run-journal.ts';
 import { startRun } from './run.ts';
+import { agentAsTool, type AgentToolOptions } from './agent-as-tool.ts';
+import { abandonPause } from './abandon-pause.ts';
+import type { Tool } from '../tools/tool-types.ts';
 import { resolveModelRetryPolicy, type ResolvedModelRetryPolicy } from './model-retry-policy.ts';
 import type { RunSetup } from './run.ts';
 import { appCallOutput } from './app-call-output.ts';
@@ -144,6 +147,7 @@ export class Agent implements AgentEndpoint {
       ...(messages === undefined ? {} : { messages }),
       ...(input.resolutions === undefined ? {} : { resolutions: input.resolutions }),
       ...(input.parentRunId === undefined ? {} : { parentRunId: input.parentRunId }),
+      parentCall: input.parentCall,
       runContext: input.runContext,
       signal: input.signal,
       modelRetry,
@@ -274,5 +278,56 @@ export class Agent implements AgentEndpoint {
       this.#writeHeldContext(threadId).catch(() => undefined);
     });
     return handle;
+  }
+
+  /**
+   * Closes the thread's paused run without starting another ("dismiss"): each waiting call gets
+   * the `unanswered` output a new message would give it, calls held open for it are cancelled,
+   * and a sub-agent pause it waited on (`Interrupt.nested`) is closed the same way. Returns false
+   * when the thread has no paused run.
+   *
+   * @throws SwitchboardError `run_in_progress` when this agent is running the thread;
+   *   `run_claimed` when another client resumed or closed the pause meanwhile (nothing
+   *   written); `history_error`.
+   */
+  async abandonPause(threadId: string, options: { signal?: AbortSignal } = {}): Promise<boolean> {
+    if (this.#activeThreads.has(threadId)) {
+      throw new SwitchboardError('run_in_progress', `Thread ${threadId} has a run in progress.`);
+    }
+    const liveCalls = this.#liveCalls.get(threadId) ?? new Map<string, CallTask>();
+    try {
+      const tools = this.options.tools ?? [];
+      return await abandonPause(
+        threadId,
+        { history: this.history, liveCalls, tools },
+        options.signal,
+      );
+    } finally {
+      if (liveCalls.size === 0) this.#liveCalls.delete(threadId);
+    }
+  }
+
+  /**
+   * This agent as a tool of another agent: a sub-agent (docs/conversations.md, "Sub-agents").
+   * Each call runs this agent in a thread of its own (in this agent's history store, linked to
+   * the parent's call by `RunRecord.parentCall`); its chunks stream into the parent run as
+   * `tool.nested` chunks of the call; its interrupts pause the parent run (the parent's
+   * interrupt carries the nested one in `nested`), and answering the parent resumes it, also
+   * after a reload; its usage is added to the parent run's; stopping the parent stops it.
+   *
+   * ```ts
+   * const researcher = new Agent({ name: 'researcher', model, tools: [search] });
+   * const lead = new Agent({
+   *   name: 'lead',
+   *   model,
+   *   tools: [researcher.asTool({ description: 'Researches a question and reports back.' })],
+   * });
+   * ```
+   *
+   * @throws SwitchboardError `invalid_input` when the tool name (default: this agent's name) is
+   *   not provider-safe (`^[a-zA-Z0-9_-]{1,64}$`).
+   */
+  asTool(options: AgentToolOptions): Tool {
+    return agentAsTool(this, options);
   }
 }

@@ -2,8 +2,12 @@ import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
 import { Store } from '../internal/store.ts';
 import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
-import type { FunctionCallItem, ToolOutput } from '../vocabulary/items.ts';
-import { isToolInterruptResult, type ToolProgress } from '../tools/tool-types.ts';
+import type { FunctionCallItem, ToolOutput, Usage } from '../vocabulary/items.ts';
+import {
+  isToolInterruptResult,
+  type NestedChunkSource,
+  type ToolProgress,
+} from '../tools/tool-types.ts';
 import type { InputRequest, ToolInterruptResult, ToolResume } from '../vocabulary/interrupts.ts';
 import type { Interrupt, Resolution } from '../vocabulary/interrupts.ts';
 
@@ -37,6 +41,10 @@ export type CallStarter = (
 export interface CallOwner {
   signal: AbortSignal;
   onProgress(progress: ToolProgress): void;
+  /** A nested run's chunk (`ToolContext.reportNested`). */
+  onNested?(chunk: NestedChunkSource): void;
+  /** Model usage spent for the call (`ToolContext.reportUsage`). */
+  onUsage?(usage: Usage): void;
 }
 
 /**
@@ -133,6 +141,16 @@ export class CallTask extends Store<CallTaskPhase> {
     this.#owner?.onProgress(progress);
   }
 
+  /** Streams a nested run's chunk to the owning run. */
+  nested(chunk: NestedChunkSource): void {
+    this.#owner?.onNested?.(chunk);
+  }
+
+  /** Adds usage spent for the call to the owning run's. */
+  usage(usage: Usage): void {
+    this.#owner?.onUsage?.(usage);
+  }
+
   /** Runs the tool (again, with `resume`, after a pause). */
   run(resume?: ToolResume): void {
     this.#set({ phase: 'running' });
@@ -190,7 +208,8 @@ export class CallTask extends Store<CallTaskPhase> {
 
   /**
    * Delivers the human's answer: a live wait resumes the running tool; an approval runs the
-   * tool or settles it as refused; a stored form/url interrupt re-runs the tool with `resume`.
+   * tool or settles it as refused; a stored form/url interrupt, or a nested run's approval
+   * (`Interrupt.nested`: the sub-agent hands the answer on), re-runs the tool with `resume`.
    */
   resolve(resolution: Resolution): void {
     const phase = this.getSnapshot();
@@ -203,7 +222,7 @@ export class CallTask extends Store<CallTaskPhase> {
       this.#fail = undefined;
       this.#set({ phase: 'running' });
       answer?.(resolution);
-    } else if (phase.interrupt.mode === 'approval') {
+    } else if (phase.interrupt.mode === 'approval' && phase.interrupt.nested === undefined) {
       this.#approved = resolution.action === 'approve';
       if (resolution.action === 'approve') this.run();
       else this.settle(REFUSED[resolution.action]);
@@ -240,6 +259,12 @@ export class CallTask extends Store<CallTaskPhase> {
     if (request.url !== undefined) interrupt.url = request.url;
     if (request.elicitationId !== undefined) interrupt.elicitationId = request.elicitationId;
     if (request.reissued === true) interrupt.reissued = true;
+    if (request.nested !== undefined) {
+      interrupt.nested = request.nested;
+      if (request.nested.annotations !== undefined) {
+        interrupt.annotations = request.nested.annotations;
+      }
+    }
     return interrupt;
   }
 

@@ -70,6 +70,21 @@ export interface ToolResultChunk extends ChunkBase {
 }
 
 /**
+ * A chunk of a nested run — a sub-agent used as this call's tool (`Agent.asTool`) — scoped to
+ * the call, so a UI shows it inside the call's card. `chunk` is the nested run's own chunk,
+ * numbered in that run (its `runId`, `sequence`); a sub-agent's sub-agent arrives as a
+ * `tool.nested` inside `chunk`. Not stored here: the nested run keeps its own rows (see
+ * `RunRecord.parentCall`).
+ */
+export interface ToolNestedChunk extends ChunkBase {
+  type: 'tool.nested';
+  /** The call of this run whose tool is the nested run's agent. */
+  callId: string;
+  toolName: string;
+  chunk: Chunk;
+}
+
+/**
  * An MCP server needs the user to sign in before it can list its tools (OAuth, status
  * `needs-auth`): this run goes on without its tools. Offer `McpServer.authorize()` ("Connect").
  * Not stored in history.
@@ -178,6 +193,7 @@ export type Chunk =
   | ToolCallChunk
   | ToolProgressChunk
   | ToolResultChunk
+  | ToolNestedChunk
   | ServerNeedsAuthChunk
   | ModelRetryChunk
   | ModelFallbackChunk

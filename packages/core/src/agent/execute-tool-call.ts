@@ -1,10 +1,11 @@
 import { messageOf } from '../errors/message-of.ts';
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import { toolError } from '../tools/tool-errors.ts';
-import type { FunctionCallItem, ToolOutput } from '../vocabulary/items.ts';
+import type { FunctionCallItem, ToolOutput, Usage } from '../vocabulary/items.ts';
 import {
   isToolInterruptResult,
   toToolOutput,
+  type NestedChunkSource,
   type Tool,
   type ToolProgress,
 } from '../tools/tool-types.ts';
@@ -21,6 +22,10 @@ export interface ToolCallScope {
   resume: ToolResume | undefined;
   requestInput(request: InputRequest, resumeState: unknown): Promise<Resolution>;
   onProgress(call: FunctionCallItem, progress: ToolProgress): void;
+  /** See `ToolContext.reportNested`. */
+  onNested(chunk: NestedChunkSource): void;
+  /** See `ToolContext.reportUsage`. */
+  onUsage(usage: Usage): void;
   /** See `ToolContext.keepResumable`. */
   keepResumable(request: InputRequest, resumeState: unknown): void;
 }
@@ -68,6 +73,10 @@ export async function executeToolCall(
       keepResumable(request, resumeState) {
         if (!settled) scope.keepResumable(request, resumeState);
       },
+      reportNested(chunk) {
+        if (!settled) scope.onNested(chunk);
+      },
+      reportUsage: (usage) => scope.onUsage(usage),
       interrupt: (request, resumeState) => ({
         kind: 'switchboard.interrupt',
         request,

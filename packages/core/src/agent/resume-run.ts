@@ -142,7 +142,7 @@ export function deliverResolutions(
  *   (it resumed it); `history_error`.
  */
 export async function abandonPausedRun(
-  journal: RunJournal,
+  journal: Pick<RunJournal, 'writeOther'>,
   paused: RunRecord,
   liveCalls: LiveCalls,
 ): Promise<RunRecord> {

@@ -4,6 +4,7 @@ import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
 import type {
   HistoryStore,
   ModelFailureRecord,
+  ParentCallRef,
   PendingCall,
   RunRecord,
   RunStatus,
@@ -27,6 +28,8 @@ export interface RunJournalOptions {
   owner: string;
   /** How long a claim lasts without renewal (ms). */
   leaseMs: number;
+  /** The parent run's call when this run is a sub-agent's (see `RunRecord.parentCall`). */
+  parentCall?: ParentCallRef | undefined;
 }
 
 /**
@@ -75,9 +78,11 @@ export class RunJournal {
   #lastRow: RunRecord | undefined;
   /** Failed model attempts that were retried or handed on (see `RunRecord.modelFailures`). */
   #modelFailures: ModelFailureRecord[] = [];
+  #parentCall: ParentCallRef | undefined;
 
   constructor(options: RunJournalOptions) {
     this.threadId = options.threadId;
+    this.#parentCall = options.parentCall;
     this.#history = options.history;
     this.#channel = options.channel;
     this.#owner = options.owner;
@@ -144,6 +149,7 @@ export class RunJournal {
     this.#pending = paused.state?.pending ?? [];
     this.#version = paused.version ?? 0;
     this.#modelFailures = [...(paused.modelFailures ?? [])];
+    this.#parentCall = paused.parentCall ?? this.#parentCall;
   }
 
   /** A run id for chunks of a run that failed before it had one. */
@@ -382,6 +388,7 @@ export class RunJournal {
     if (this.#parentRunId !== undefined) row.parentRunId = this.#parentRunId;
     if (error !== undefined) row.error = { code: error.code, message: error.message };
     if (this.#modelFailures.length > 0) row.modelFailures = [...this.#modelFailures];
+    if (this.#parentCall !== undefined) row.parentCall = this.#parentCall;
     if (status === 'running' && this.#settled.length > 0 && row.state !== undefined) {
       row.state.settled = [...this.#settled];
     }

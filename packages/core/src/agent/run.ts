@@ -1,6 +1,11 @@
 import { messageOf } from '../errors/message-of.ts';
 import { SwitchboardError, isSwitchboardError } from '../errors/switchboard-error.ts';
-import type { HistoryStore, PendingCall, RunRecord } from '../history/history-store.ts';
+import type {
+  HistoryStore,
+  ParentCallRef,
+  PendingCall,
+  RunRecord,
+} from '../history/history-store.ts';
 import { linkSignals, whenAborted } from '../internal/linked-signal.ts';
 import { ReplayChannel } from '../internal/replay-channel.ts';
 import type {
@@ -27,6 +32,7 @@ import { modelItems } from './model-items.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import { loadRecovered } from './recover-run.ts';
 import { branchPointOf } from './branch-point.ts';
+import { abandonNestedPauses } from './abandon-pause.ts';
 import {
   abandonPausedRun,
   claimPausedRun,
@@ -64,6 +70,8 @@ export interface RunSetup {
   fallbackModels: readonly Model[];
   /** An MCP Apps view's call (`Agent.callToolFromApp`): a run of that call alone, no model. */
   appCall?: AppCallRequest;
+  /** The parent run's call when this run is a sub-agent's (see `RunRecord.parentCall`). */
+  parentCall?: ParentCallRef | undefined;
 }
 
 /** Starts the loop in the background and returns its handle (see `Agent.execute`). */
@@ -78,6 +86,7 @@ export function startRun(setup: RunSetup): RunHandle {
     channel,
     owner: setup.owner,
     leaseMs: setup.agent.leaseMs ?? DEFAULT_LEASE_MS,
+    parentCall: setup.parentCall,
   });
   if (setup.resolutions === undefined) journal.runId = crypto.randomUUID();
   const run = new Run(setup, journal, link.signal);
@@ -175,6 +184,7 @@ class Run {
         }
         if (last?.status === 'paused') {
           runs[runs.length - 1] = await abandonPausedRun(journal, last, this.#setup.liveCalls);
+          await abandonNestedPauses(last, this.#setup.agent.tools ?? []);
         } else if (last?.status === 'running') {
           throw new SwitchboardError(
             'run_in_progress',

@@ -4,6 +4,7 @@ import type { FunctionCallItem, ToolOutput } from '../vocabulary/items.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import type { ToolInterruptResult, ToolResume } from '../vocabulary/interrupts.ts';
 import type { AgentOptions } from './agent-options.ts';
+import type { Chunk } from './chunks.ts';
 import { CallTask, parseArguments, type ApprovalHold } from './call-task.ts';
 import { executeToolCall } from './execute-tool-call.ts';
 import type { HookScope } from './hooks.ts';
@@ -70,6 +71,16 @@ export class ToolCalls {
           ...progress,
         });
       },
+      onNested: (chunk) => {
+        this.#setup.journal.emit({
+          type: 'tool.nested',
+          callId: task.call.callId,
+          toolName: task.call.name,
+          // A nested run's chunk, passed through `ToolContext.reportNested` (see `agentAsTool`).
+          chunk: chunk as Chunk,
+        });
+      },
+      onUsage: (usage) => this.#setup.journal.addUsage(usage),
     });
   }
 
@@ -185,6 +196,8 @@ export class ToolCalls {
       resume,
       requestInput: (request, resumeState) => task.requestInput(request, resumeState),
       onProgress: (_call, progress) => task.progress(progress),
+      onNested: (chunk) => task.nested(chunk),
+      onUsage: (usage) => task.usage(usage),
       keepResumable: (request, resumeState) =>
         this.#setup.journal.keepResumable({
           call,

@@ -33,6 +33,13 @@ export interface ChatToolCallPart {
   state: 'running' | 'waiting' | 'done' | 'error';
   output?: ToolOutput;
   progress?: ChatToolProgress;
+  /**
+   * What a sub-agent called as this tool (`Agent.asTool`) did, live: its run's text, reasoning
+   * and tool calls folded from the call's `tool.nested` chunks, one assistant message per nested
+   * run (id: its run id). Absent for other tools, and after a reload (the nested run keeps its
+   * own thread: `RunRecord.parentCall`).
+   */
+  nested?: readonly ChatMessage[];
 }
 
 /** A piece of a {@link ChatMessage}. */

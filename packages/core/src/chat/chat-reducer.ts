@@ -66,6 +66,16 @@ export function applyChunk(
         (part) => part.callId === chunk.callId,
         (part) => settleCall(part, chunk.output),
       );
+    case 'tool.nested':
+      return mapCalls(
+        messages,
+        (part) => part.callId === chunk.callId,
+        // The nested run's chunks fold the same way, under its own run id.
+        (part) => ({
+          ...part,
+          nested: applyChunk(part.nested ?? [], chunk.chunk, chunk.chunk.runId),
+        }),
+      );
     case 'run.paused':
       return markWaiting(messages, chunk.interrupts);
     case 'run.cancelled':
@@ -109,6 +119,8 @@ export function closeOpenCalls(
     (part) => {
       const closed: ChatToolCallPart = { ...part, state: 'error', output };
       delete closed.progress;
+      // A stopped sub-agent's run ends after this one: its open calls close with it.
+      if (part.nested !== undefined) closed.nested = closeOpenCalls(part.nested, reason);
       return closed;
     },
   );

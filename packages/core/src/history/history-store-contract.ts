@@ -125,6 +125,7 @@ export function describeHistoryStore(
       const first = makeRun('t1', 'r1', 1_000, [userMessage('Hello'), assistantMessage('Hi')], {
         usage: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 2 },
         lastSequence: 7,
+        parentCall: { threadId: 'parent-thread', runId: 'parent-run', callId: 'call_9' },
         modelFailures: [
           {
             model: 'anthropic/claude',

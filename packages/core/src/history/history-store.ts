@@ -46,6 +46,19 @@ export interface RunRecord {
    * an edited message or a regenerated answer is a new sibling, never a copy of the thread.
    */
   parentRunId?: string | null;
+  /**
+   * Set on the runs of a nested thread — a sub-agent run as a tool of another agent
+   * (`Agent.asTool`): the parent run's call whose tool this run is. The nested run keeps its own
+   * thread; this is its link back.
+   */
+  parentCall?: ParentCallRef;
+}
+
+/** The call of a parent run that a nested run works for (see {@link RunRecord.parentCall}). */
+export interface ParentCallRef {
+  threadId: string;
+  runId: string;
+  callId: string;
 }
 
 /**

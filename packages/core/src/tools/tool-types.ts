@@ -6,7 +6,7 @@ import type {
   ToolInterruptResult,
   ToolResume,
 } from '../vocabulary/interrupts.ts';
-import type { ToolOutput } from '../vocabulary/items.ts';
+import type { ToolOutput, Usage } from '../vocabulary/items.ts';
 import type { ToolUi } from '../vocabulary/tool-ui.ts';
 
 /** A progress report from a running tool (MCP `notifications/progress` shape). */
@@ -65,6 +65,26 @@ export interface ToolContext {
    * nothing is stored (direct calls).
    */
   keepResumable?(request: InputRequest, resumeState: unknown): void;
+  /**
+   * Streams a chunk of a nested run (a sub-agent's run, `Agent.asTool`) into this call's run,
+   * where it arrives wrapped in a `tool.nested` chunk of this call. The chunk is the nested
+   * run's own (its `runId` and `sequence`); its type is the agent layer's `Chunk`, named here
+   * only by the fields every chunk has. Ignored once the call settled. Absent where nothing
+   * streams (direct calls).
+   */
+  reportNested?(chunk: NestedChunkSource): void;
+  /**
+   * Adds model usage spent on behalf of this call (a sub-agent's model calls) to the run's
+   * usage. Report each token once. Absent where there is no run (direct calls).
+   */
+  reportUsage?(usage: Usage): void;
+}
+
+/** What {@link ToolContext.reportNested} needs of a chunk: a nested run's `Chunk`. */
+export interface NestedChunkSource {
+  type: string;
+  runId: string;
+  sequence: number;
 }
 
 /**

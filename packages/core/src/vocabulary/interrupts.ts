@@ -43,8 +43,10 @@ export interface InputRequest {
    * `task`: the call follows a long-running MCP task that the client running it left behind
    * (the page was reloaded, the process died): `approve` resumes following it (polling),
    * `reject`/`cancel` gives it up (`tasks/cancel`). `AgentChat` resumes these by itself.
+   * `approval`: only with `nested` — a call inside a nested run (a sub-agent's) waits for
+   * approval, and this call with it.
    */
-  mode: 'form' | 'url' | 'authorization' | 'task';
+  mode: 'form' | 'url' | 'authorization' | 'task' | 'approval';
   /** The server's message to the user (form and url modes). */
   message?: string;
   /** Restricted JSON Schema of the answer (form mode; MCP `requestedSchema`). */
@@ -58,6 +60,26 @@ export interface InputRequest {
    * resuming re-issues the tool call and the server asks again.
    */
   reissued?: boolean;
+  /**
+   * Set when the human is asked on behalf of a call inside a nested run: a sub-agent used as
+   * this call's tool (`Agent.asTool`) paused on `nested` (docs/conversations.md, "Sub-agents").
+   * `mode` and the request fields above are copied from it; `nested.nested` goes one level
+   * deeper when that call is itself a sub-agent's.
+   */
+  nested?: NestedInterrupt;
+}
+
+/**
+ * The interrupt of a nested run (a sub-agent's, see {@link InputRequest.nested}): the held
+ * call's own {@link Interrupt}, plus where that run lives. Resolve the outer call (the
+ * `callId` of the interrupt that carries this); the sub-agent hands the answer on to this call.
+ */
+export interface NestedInterrupt extends Interrupt {
+  /** The sub-agent's name (`AgentOptions.name`). */
+  agent: string;
+  /** The nested run's thread and run, in the sub-agent's history store. */
+  threadId: string;
+  runId: string;
 }
 
 /**
