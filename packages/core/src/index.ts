@@ -30,6 +30,11 @@ export type {
   ExecuteInput,
   MessageInput,
 } from './agent/agent-options.ts';
+export {
+  DEFAULT_MAX_ATTACHMENT_BYTES,
+  type AttachmentInput,
+  type UserMessageInput,
+} from './agent/attachment-input.ts';
 export type { AgentHooks, BeforeToolCallDecision, HookScope } from './agent/hooks.ts';
 export { DEFAULT_MODEL_RETRY_POLICY, type ModelRetryPolicy } from './agent/model-retry-policy.ts';
 export { TOOL_SEARCH_NAME } from './agent/toolset.ts';
@@ -57,6 +62,7 @@ export type {
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
 export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat.ts';
 export type {
+  ChatAttachmentPart,
   ChatMessage,
   ChatPart,
   ChatResourcePart,
@@ -93,6 +99,7 @@ export type {
   ThreadSummary,
 } from './history/history-store.ts';
 export { titleFromItems } from './history/history-store.ts';
+export type { AttachmentStore } from './history/attachment-store.ts';
 export { Store } from './internal/store.ts';
 export { MemoryHistoryStore } from './history/memory-history-store.ts';
 export {
@@ -103,7 +110,9 @@ export type {
   FunctionCallItem,
   FunctionCallOutputItem,
   Item,
+  MessageAttachmentPart,
   MessageItem,
+  MessagePart,
   MessageResourcePart,
   ReasoningItem,
   ToolOutput,
@@ -168,7 +177,13 @@ export {
   type IndexedDbSchemaCacheOptions,
 } from './mcp/indexeddb-schema-cache.ts';
 export { schemaCacheKey, type SchemaCacheKeyInput } from './mcp/schema-cache-key.ts';
-export type { Model, ModelEvent, ModelRequest, ModelToolDefinition } from './model/model.ts';
+export type {
+  AttachmentReader,
+  Model,
+  ModelEvent,
+  ModelRequest,
+  ModelToolDefinition,
+} from './model/model.ts';
 export {
   DEFAULT_MODEL_IDLE_TIMEOUT_MS,
   DEFAULT_MODEL_REQUEST_TIMEOUT_MS,

@@ -2,7 +2,14 @@ import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import type { HistoryStore, RunRecord } from '../history/history-store.ts';
 import type { CallTask } from './call-task.ts';
-import type { AgentOptions, ExecuteInput } from './agent-options.ts';
+import type { AgentOptions, ExecuteInput, MessageInput } from './agent-options.ts';
+import {
+  checkAttachments,
+  DEFAULT_MAX_ATTACHMENT_BYTES,
+  isUserMessageInput,
+  type PendingAttachment,
+} from './attachment-input.ts';
+import type { Model } from '../model/model.ts';
 import type { MessageItem } from '../vocabulary/items.ts';
 import type { RunHandle } from './run-result.ts';
 import { loadRecovered } from './recover-run.ts';
@@ -98,19 +105,29 @@ export class Agent {
    * calls are cancelled on the server. `stop()` before a resume has claimed the run ends it
    * `cancelled` and leaves the pause as it was.
    *
-   * @throws SwitchboardError `invalid_input` when there are neither messages nor resolutions, or
-   *   `modelRetry` is invalid; `run_in_progress` when this agent is already running the same
+   * @throws SwitchboardError `invalid_input` when there are neither messages nor resolutions,
+   *   `modelRetry` is invalid, or an attachment is refused (too large, a type a model of the
+   *   run does not accept, a history store without `attachments`; nothing is stored or sent); `run_in_progress` when this agent is already running the same
    *   thread.
    */
   execute(input: ExecuteInput): RunHandle {
     const threadId = input.threadId ?? crypto.randomUUID();
     let messages: MessageItem[] | undefined;
+    let attachments: PendingAttachment[] = [];
     if (input.resolutions === undefined) {
-      messages = (Array.isArray(input.messages) ? input.messages : [input.messages]).map(
-        (message): MessageItem =>
-          typeof message === 'string'
-            ? { type: 'message', role: 'user', content: message }
-            : message,
+      const inputs = Array.isArray(input.messages) ? input.messages : [input.messages];
+      attachments = this.#checkAttachments(inputs, input.fallbackModels);
+      messages = inputs.map((message): MessageItem =>
+        typeof message === 'string' || isUserMessageInput(message)
+          ? {
+              type: 'message',
+              role: 'user',
+              content: typeof message === 'string' ? message : message.content,
+              ...(typeof message === 'string' || (message.resources ?? []).length === 0
+                ? {}
+                : { parts: [...(message.resources ?? [])] }),
+            }
+          : message,
       );
       if (messages.length === 0) {
         throw new SwitchboardError('invalid_input', 'execute() needs at least one message.');
@@ -136,6 +153,7 @@ export class Agent {
       history: this.history,
       threadId,
       ...(messages === undefined ? {} : { messages }),
+      ...(attachments.length === 0 ? {} : { attachments }),
       ...(input.resolutions === undefined ? {} : { resolutions: input.resolutions }),
       runContext: input.runContext,
       signal: input.signal,
@@ -149,5 +167,20 @@ export class Agent {
       if (liveCalls.size === 0) this.#liveCalls.delete(threadId);
     });
     return handle;
+  }
+
+  /** The run's attachments, checked against its models and limits (see `checkAttachments`). */
+  #checkAttachments(
+    inputs: readonly MessageInput[],
+    fallbackModels: readonly Model[] | undefined,
+  ): PendingAttachment[] {
+    const context = {
+      models: [this.options.model, ...(fallbackModels ?? this.options.fallbackModels ?? [])],
+      maxBytes: this.options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+      store: this.history.attachments,
+    };
+    return inputs.flatMap((message, index) =>
+      isUserMessageInput(message) ? checkAttachments(message.attachments, index, context) : [],
+    );
   }
 }

@@ -11,6 +11,7 @@ import type {
 } from '../vocabulary/items.ts';
 import type { Model, ModelRequest } from '../model/model.ts';
 import type { AgentOptions } from './agent-options.ts';
+import { storeAttachments, type PendingAttachment } from './attachment-input.ts';
 import { whenQuiet, type CallTask } from './call-task.ts';
 import type { Chunk } from './chunks.ts';
 import type { HookScope } from './hooks.ts';
@@ -39,6 +40,8 @@ export interface RunSetup {
   threadId: string;
   /** New user messages: a new run. */
   messages?: MessageItem[];
+  /** Checked files of `messages`, stored (and added to them as parts) before the run starts. */
+  attachments?: PendingAttachment[];
   /** Answers to a paused run's interrupts: resume it. */
   resolutions?: Resolution[];
   runContext: unknown;
@@ -160,7 +163,7 @@ class Run {
               `(lease until ${new Date(last.lease?.expiresAt ?? 0).toISOString()}).`,
           );
         }
-        journal.beginNew(runs, this.#setup.messages ?? []);
+        journal.beginNew(runs, await this.#newMessages());
         journal.emitStarted();
         await journal.claim();
       }
@@ -339,6 +342,28 @@ class Run {
     return await this.#journal.finish(outcome, error);
   }
 
+  /** Where the model adapters read attached files' bytes (`ModelRequest.readAttachment`). */
+  #attachmentReader(): Pick<ModelRequest, 'readAttachment'> {
+    const store = this.#setup.history.attachments;
+    const threadId = this.#setup.threadId;
+    return store === undefined
+      ? {}
+      : { readAttachment: (attachmentId, options) => store.get(threadId, attachmentId, options) };
+  }
+
+  /** The run's new messages, their attachments stored first (docs/conversations.md). */
+  async #newMessages(): Promise<MessageItem[]> {
+    const { messages = [], attachments = [], history, threadId } = this.#setup;
+    if (attachments.length === 0 || history.attachments === undefined) return messages;
+    return await storeAttachments(
+      history.attachments,
+      threadId,
+      messages,
+      attachments,
+      this.#signal,
+    );
+  }
+
   /** One model call; streams text and reasoning, returns the tool calls it asked for. */
   async #callModel(turn: number, toolset: Toolset): Promise<FunctionCallItem[]> {
     const agent = this.#setup.agent;
@@ -351,6 +376,7 @@ class Run {
       ...(sections.length === 0 ? {} : { instructions: sections.join('\n\n') }),
       items: [...journal.previous, ...journal.output],
       tools: toolset.modelTools(),
+      ...this.#attachmentReader(),
     };
     const changed = await runHook('beforeModelCall', () =>
       agent.hooks?.beforeModelCall?.({ ...this.#scope, turn, request }),

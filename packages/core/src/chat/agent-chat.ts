@@ -6,7 +6,8 @@ import { Store } from '../internal/store.ts';
 import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import type { MessageResourcePart } from '../vocabulary/items.ts';
-import { chatResourcePart, type ChatMessage } from './chat-message.ts';
+import { attachmentFile, type AttachmentInput } from '../agent/attachment-input.ts';
+import { chatResourcePart, type ChatAttachmentPart, type ChatMessage } from './chat-message.ts';
 import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
 import { nextModelRetry } from './chat-model-retry.ts';
 import {
@@ -117,12 +118,20 @@ export class AgentChat extends Store<ChatSnapshot> {
    *
    * @param options `resources`: resources to attach as context (`resourceParts(await
    *   server.readResource(uri))`); each provider adapter converts them (docs/mcp-servers.md,
-   *   "Resources as context"), and the message shows them as `resource` parts.
-   * @throws SwitchboardError `run_in_progress` while a run of this chat is streaming.
+   *   "Resources as context"), and the message shows them as `resource` parts. `attachments`:
+   *   files (`File`, `Blob`, bytes with name and type) stored in the history store's
+   *   `attachments` and sent in each provider's format (docs/conversations.md, "Attachments");
+   *   the message shows them as `attachment` parts.
+   * @throws SwitchboardError `run_in_progress` while a run of this chat is streaming;
+   *   `invalid_input` when an attachment is refused (too large, a type the model does not
+   *   accept): nothing is sent, stored or shown, and the thread stays as it was.
    */
   async send(
     text: string,
-    options: { resources?: readonly MessageResourcePart[] } = {},
+    options: {
+      resources?: readonly MessageResourcePart[];
+      attachments?: readonly AttachmentInput[];
+    } = {},
   ): Promise<RunResult> {
     if (this.#run !== undefined) {
       throw new SwitchboardError(
@@ -131,22 +140,44 @@ export class AgentChat extends Store<ChatSnapshot> {
       );
     }
     const resources = options.resources ?? [];
+    const attachments = options.attachments ?? [];
     await this.load();
     this.#following.stop();
     const userMessage: ChatMessage = {
       id: crypto.randomUUID(),
       role: 'user',
-      parts: [{ type: 'text', text }, ...resources.map(chatResourcePart)],
+      parts: [
+        { type: 'text', text },
+        ...resources.map(chatResourcePart),
+        ...attachments.map(sendingAttachmentPart),
+      ],
     };
     const messages = closeOpenCalls(this.getSnapshot().messages, 'unanswered');
     const run = this.agent.execute({
       threadId: this.getSnapshot().threadId,
       messages:
-        resources.length === 0
-          ? text
-          : { type: 'message', role: 'user', content: text, parts: [...resources] },
+        attachments.length > 0
+          ? { content: text, resources, attachments }
+          : resources.length === 0
+            ? text
+            : { type: 'message', role: 'user', content: text, parts: [...resources] },
     });
     return await this.#stream(run, { messages: [...messages, userMessage] });
+  }
+
+  /**
+   * The bytes of an attached file of this thread (`ChatAttachmentPart.attachmentId`) from the
+   * agent's history store, for a thumbnail or a download; `undefined` when they are not stored.
+   *
+   * @throws SwitchboardError `history_error` when the store fails; `aborted`.
+   */
+  async readAttachment(
+    attachmentId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Blob | undefined> {
+    const store = this.agent.history.attachments;
+    if (store === undefined) return undefined;
+    return await store.get(this.getSnapshot().threadId, attachmentId, options);
   }
 
   /**
@@ -348,4 +379,10 @@ function answeredElsewhere(error: SwitchboardError, shown: boolean): boolean {
 
 function asLoadError(error: unknown): SwitchboardError {
   return new SwitchboardError('history_error', 'Could not load the thread.', { cause: error });
+}
+
+/** How a file being sent shows before the stored thread is read: its own bytes. */
+function sendingAttachmentPart(input: AttachmentInput): ChatAttachmentPart {
+  const { bytes, name, mimeType } = attachmentFile(input);
+  return { type: 'attachment', name, mimeType, size: bytes.size, bytes };
 }
