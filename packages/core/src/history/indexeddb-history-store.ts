@@ -91,8 +91,12 @@ export class IndexedDbHistoryStore implements HistoryStore {
     });
     this.attachments = new IndexedDbAttachmentStore({
       get: (key, signal) =>
-        this.#connection.transact(['attachments'], 'readonly', signal, 'read the attachment', (tx) =>
-          tx.objectStore('attachments').get(key),
+        this.#connection.transact(
+          ['attachments'],
+          'readonly',
+          signal,
+          'read the attachment',
+          (tx) => tx.objectStore('attachments').get(key),
         ),
       put: (row, signal) =>
         this.#connection.transact(
