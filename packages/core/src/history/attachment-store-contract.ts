@@ -25,7 +25,7 @@ function readWithFileReader(blob: Blob): Promise<ArrayBuffer> {
 }
 
 /** A 1×1 transparent PNG: real image bytes for attachment tests. */
-export const ONE_PIXEL_PNG = Uint8Array.from(
+export const ONE_PIXEL_PNG: Uint8Array<ArrayBuffer> = Uint8Array.from(
   atob(
     'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
   ),
