@@ -60,7 +60,12 @@ export type {
   ToolResultChunk,
 } from './agent/chunks.ts';
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
-export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat.ts';
+export {
+  AgentChat,
+  type ChatSendOptions,
+  type ChatSnapshot,
+  type ChatStatus,
+} from './chat/agent-chat.ts';
 export type {
   ChatAttachmentPart,
   ChatMessage,

@@ -28,6 +28,18 @@ import { rowsKey, serverOfCall, storedView } from './stored-view.ts';
 
 export type { ChatSnapshot, ChatStatus } from './chat-snapshot.ts';
 
+/** Options of `AgentChat.send` (and `useAgent().send`). */
+export interface ChatSendOptions {
+  /** MCP resources attached as context (`resourceParts(await server.readResource(uri))`). */
+  resources?: readonly MessageResourcePart[];
+  /**
+   * Files attached to the message (`File`, `Blob`, or bytes with a name and MIME type),
+   * checked against `maxAttachmentBytes` and the model's accepted types before anything is sent
+   * (docs/conversations.md, "Attachments").
+   */
+  attachments?: readonly AttachmentInput[];
+}
+
 /**
  * One thread of an {@link Agent} as a store a UI can subscribe to (`subscribe` / `getSnapshot`,
  * bound, the `useSyncExternalStore` contract). It loads the thread's history — including a
@@ -128,10 +140,7 @@ export class AgentChat extends Store<ChatSnapshot> {
    */
   async send(
     text: string,
-    options: {
-      resources?: readonly MessageResourcePart[];
-      attachments?: readonly AttachmentInput[];
-    } = {},
+    options: ChatSendOptions = {},
   ): Promise<RunResult> {
     if (this.#run !== undefined) {
       throw new SwitchboardError(
