@@ -1,10 +1,20 @@
 import type { ChatMessage } from '@switchboard/core';
+import { AttachmentPreview, type AttachmentReadFunction } from '@switchboard/react';
 import { ToolCallCard } from './tool-call-card.tsx';
 
 const roleLabels = { user: 'You', assistant: 'Agent', system: 'System' } as const;
 
-/** One message: its text, reasoning and tool calls in order, all rendered as text. */
-export function ChatMessageView({ message }: { message: ChatMessage }) {
+/**
+ * One message: its text, reasoning and tool calls in order, all rendered as text; attached
+ * files as thumbnails (read with `readAttachment`).
+ */
+export function ChatMessageView({
+  message,
+  readAttachment,
+}: {
+  message: ChatMessage;
+  readAttachment?: AttachmentReadFunction;
+}) {
   return (
     <li
       className={`message message--${message.role}`}
@@ -35,6 +45,14 @@ export function ChatMessageView({ message }: { message: ChatMessage }) {
                 📎 {part.title ?? part.uri}
                 {part.size === undefined ? '' : ` (${part.size} bytes)`}
               </p>
+            );
+          case 'attachment':
+            return (
+              <AttachmentPreview
+                key={index}
+                attachment={part}
+                {...(readAttachment === undefined ? {} : { read: readAttachment })}
+              />
             );
           default:
             return null;
