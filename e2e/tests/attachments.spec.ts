@@ -1,4 +1,4 @@
-import type { Request } from '@playwright/test';
+import type { Page, Request } from '@playwright/test';
 import { assistantTexts, expect, expectIdle, openPlayground, test } from './fixtures.ts';
 
 /** A 1×1 transparent PNG. */
@@ -8,7 +8,7 @@ const PNG = Buffer.from(
 );
 
 /** The Chat Completions requests the page sends to the scripted model. */
-function modelRequests(page: import('@playwright/test').Page): Request[] {
+function modelRequests(page: Page): Request[] {
   const requests: Request[] = [];
   page.on('request', (request) => {
     if (request.method() === 'POST' && request.url().endsWith('/chat/completions')) {

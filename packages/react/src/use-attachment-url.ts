@@ -24,34 +24,37 @@ export function useAttachmentUrl(
   attachment: ChatAttachmentPart,
   read: AttachmentReadFunction | undefined,
 ): AttachmentUrlState {
-  const [state, setState] = useState<AttachmentUrlState>({ status: 'loading' });
   const { bytes, attachmentId } = attachment;
+  /** What this part's bytes are: the File being sent, else the stored id. */
+  const source: unknown = bytes ?? attachmentId;
+  const [shown, setShown] = useState<{ source: unknown; state: AttachmentUrlState }>();
   useEffect(() => {
     const controller = new AbortController();
     let url: string | undefined;
-    const show = (blob: Blob | undefined) => {
-      if (controller.signal.aborted) return;
-      if (blob === undefined) {
-        setState({ status: 'missing' });
-        return;
-      }
-      url = URL.createObjectURL(blob);
-      setState({ status: 'ready', url });
-    };
-    setState({ status: 'loading' });
-    if (bytes !== undefined) {
-      show(bytes);
-    } else if (attachmentId === undefined || read === undefined) {
-      show(undefined);
-    } else {
-      read(attachmentId, { signal: controller.signal }).then(show, (error: unknown) => {
-        if (!controller.signal.aborted) setState({ status: 'missing', error });
-      });
-    }
+    const bytesToShow: Promise<Blob | undefined> =
+      bytes !== undefined
+        ? Promise.resolve(bytes)
+        : attachmentId === undefined || read === undefined
+          ? Promise.resolve(undefined)
+          : read(attachmentId, { signal: controller.signal });
+    bytesToShow.then(
+      (blob) => {
+        if (controller.signal.aborted) return;
+        if (blob === undefined) {
+          setShown({ source, state: { status: 'missing' } });
+          return;
+        }
+        url = URL.createObjectURL(blob);
+        setShown({ source, state: { status: 'ready', url } });
+      },
+      (error: unknown) => {
+        if (!controller.signal.aborted) setShown({ source, state: { status: 'missing', error } });
+      },
+    );
     return () => {
       controller.abort();
       if (url !== undefined) URL.revokeObjectURL(url);
     };
-  }, [bytes, attachmentId, read]);
-  return state;
+  }, [source, bytes, attachmentId, read]);
+  return shown?.source === source ? shown.state : { status: 'loading' };
 }

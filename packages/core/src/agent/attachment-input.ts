@@ -12,8 +12,7 @@ import type {
  * (named `attachment`, its `type` used), or bytes with a name and MIME type.
  */
 export type AttachmentInput =
-  | Blob
-  | { data: Blob | Uint8Array | ArrayBuffer; name: string; mimeType: string };
+  Blob | { data: Blob | Uint8Array | ArrayBuffer; name: string; mimeType: string };
 
 /**
  * A user message with files attached, for `Agent.execute({ messages })` (docs/conversations.md,

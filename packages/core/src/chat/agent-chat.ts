@@ -138,10 +138,7 @@ export class AgentChat extends Store<ChatSnapshot> {
    *   `invalid_input` when an attachment is refused (too large, a type the model does not
    *   accept): nothing is sent, stored or shown, and the thread stays as it was.
    */
-  async send(
-    text: string,
-    options: ChatSendOptions = {},
-  ): Promise<RunResult> {
+  async send(text: string, options: ChatSendOptions = {}): Promise<RunResult> {
     if (this.#run !== undefined) {
       throw new SwitchboardError(
         'run_in_progress',

@@ -2,10 +2,7 @@ import type {
   ChatCompletionContentPart,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import {
-  attachmentContent,
-  type AttachmentData,
-} from '../model/attachment-content.ts';
+import { attachmentContent, type AttachmentData } from '../model/attachment-content.ts';
 import { OPENAI_CHAT_ATTACHMENT_LIMITS } from '../model/provider-attachment-limits.ts';
 import { resourcePartContent } from '../model/resource-part-content.ts';
 import type { Item, MessageItem } from '../vocabulary/items.ts';
