@@ -56,5 +56,5 @@ export function useAttachmentUrl(
       if (url !== undefined) URL.revokeObjectURL(url);
     };
   }, [source, bytes, attachmentId, read]);
-  return shown?.source === source ? shown.state : { status: 'loading' };
+  return shown !== undefined && shown.source === source ? shown.state : { status: 'loading' };
 }
