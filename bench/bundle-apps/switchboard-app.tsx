@@ -35,7 +35,9 @@ function App() {
                 ? `[${part.toolName}]`
                 : part.type === 'resource'
                   ? `[${part.uri}]`
-                  : part.text,
+                  : part.type === 'attachment'
+                    ? `[${part.name}]`
+                    : part.text,
             )
             .join('')}
         </p>

@@ -104,7 +104,8 @@ export const playgroundContentSecurityPolicy = (sandboxOrigin: string): string =
     "default-src 'self'",
     "script-src 'self' 'unsafe-eval'",
     "style-src 'self'",
-    "img-src 'self' data:",
+    // `blob:`: thumbnails of attached files are object URLs of their stored bytes (this origin's only).
+    "img-src 'self' data: blob:",
     "media-src 'self' data:",
     "connect-src 'self' http: https:",
     "object-src 'none'",

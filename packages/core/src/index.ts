@@ -33,6 +33,11 @@ export type {
   MessageInput,
 } from './agent/agent-options.ts';
 export type { AgentToolOptions } from './agent/agent-as-tool.ts';
+export {
+  DEFAULT_MAX_ATTACHMENT_BYTES,
+  type AttachmentInput,
+  type UserMessageInput,
+} from './agent/attachment-input.ts';
 export type { AgentHooks, BeforeToolCallDecision, HookScope } from './agent/hooks.ts';
 export type { AppToolCallHandle, AppToolCallInput } from './agent/app-tool-call.ts';
 export type { AppModelContextInput } from './agent/app-model-context.ts';
@@ -61,9 +66,15 @@ export type {
   ToolNestedChunk,
 } from './agent/chunks.ts';
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
-export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat.ts';
+export {
+  AgentChat,
+  type ChatSendOptions,
+  type ChatSnapshot,
+  type ChatStatus,
+} from './chat/agent-chat.ts';
 export type {
   ChatBranch,
+  ChatAttachmentPart,
   ChatMessage,
   ChatPart,
   ChatResourcePart,
@@ -102,6 +113,7 @@ export type {
   ThreadSummary,
 } from './history/history-store.ts';
 export { titleFromItems } from './history/history-store.ts';
+export type { AttachmentStore } from './history/attachment-store.ts';
 export { Store } from './internal/store.ts';
 export { MemoryHistoryStore } from './history/memory-history-store.ts';
 export {
@@ -112,7 +124,9 @@ export type {
   FunctionCallItem,
   FunctionCallOutputItem,
   Item,
+  MessageAttachmentPart,
   MessageItem,
+  MessagePart,
   MessageResourcePart,
   ReasoningItem,
   ToolOutput,
@@ -182,7 +196,13 @@ export {
   type IndexedDbSchemaCacheOptions,
 } from './mcp/indexeddb-schema-cache.ts';
 export { schemaCacheKey, type SchemaCacheKeyInput } from './mcp/schema-cache-key.ts';
-export type { Model, ModelEvent, ModelRequest, ModelToolDefinition } from './model/model.ts';
+export type {
+  AttachmentReader,
+  Model,
+  ModelEvent,
+  ModelRequest,
+  ModelToolDefinition,
+} from './model/model.ts';
 export {
   DEFAULT_MODEL_IDLE_TIMEOUT_MS,
   DEFAULT_MODEL_REQUEST_TIMEOUT_MS,

@@ -31,6 +31,12 @@ export { UrlElicitation, type UrlElicitationProps } from './url-elicitation.tsx'
 export { describeUrl, type UrlDescription } from './describe-url.ts';
 export { ApprovalDialog, type ApprovalDialogProps } from './approval-dialog.tsx';
 export { ErrorNotice, type ErrorNoticeProps } from './error-notice.tsx';
+export { AttachmentPreview, type AttachmentPreviewProps } from './attachment-preview.tsx';
+export {
+  useAttachmentUrl,
+  type AttachmentReadFunction,
+  type AttachmentUrlState,
+} from './use-attachment-url.ts';
 export { ToolProgressBar, type ToolProgressBarProps } from './tool-progress-bar.tsx';
 export { InterruptView, type InterruptViewProps } from './interrupt-view.tsx';
 export { NestedInterruptPath, innermostInterrupt } from './nested-interrupt.tsx';

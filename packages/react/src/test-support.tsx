@@ -60,7 +60,13 @@ export function ChatHarness({
                 {part.progress !== undefined && <ToolProgressBar progress={part.progress} />}
               </div>
             ) : (
-              <p key={index}>{part.type === 'resource' ? part.uri : part.text}</p>
+              <p key={index}>
+                {part.type === 'resource'
+                  ? part.uri
+                  : part.type === 'attachment'
+                    ? part.name
+                    : part.text}
+              </p>
             ),
           )}
         </div>

@@ -5,12 +5,12 @@ import {
   type ChatMessage,
   type ChatModelRetry,
   type ChatModelWaiting,
+  type ChatSendOptions,
   type ChatSnapshot,
   type ChatStatus,
   type AppModelContextInput,
   type AppToolCallInput,
   type McpAuthorizeOutcome,
-  type MessageResourcePart,
   type RunResult,
   type ToolOutput,
 } from '@switchboard/core';
@@ -65,11 +65,22 @@ export interface UseAgentResult {
   /**
    * Sends a user message; resolves with the run's result (never rejects for run failures).
    *
-   * @param options `resources`: MCP resources attached as context (`resourceParts(...)`; see
-   *   `AgentChat.send`).
-   * @throws SwitchboardError `run_in_progress` (as a rejection) while a run is streaming.
+   * @param options `resources`: MCP resources attached as context (`resourceParts(...)`);
+   *   `attachments`: files and images (`File`, `Blob`, bytes), stored in the history store and
+   *   sent in the provider's format (see `AgentChat.send`, docs/conversations.md).
+   * @throws SwitchboardError `run_in_progress` (as a rejection) while a run is streaming;
+   *   `invalid_input` when an attachment is refused (too large, a type the model does not
+   *   accept): nothing is sent and the thread stays as it was.
    */
-  send(text: string, options?: { resources?: readonly MessageResourcePart[] }): Promise<RunResult>;
+  send(text: string, options?: ChatSendOptions): Promise<RunResult>;
+  /**
+   * The bytes of an attached file of this thread (`ChatAttachmentPart.attachmentId`), for
+   * {@link AttachmentPreview}; `undefined` when they are not stored.
+   */
+  readAttachment(
+    attachmentId: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<Blob | undefined>;
   /** Stops the streaming run, if any. */
   stop(): void;
   /**
@@ -248,8 +259,12 @@ export function useAgent(
   }, [chat, queryClient]);
 
   const send = useCallback(
-    (text: string, options?: { resources?: readonly MessageResourcePart[] }) =>
-      chat.send(text, options),
+    (text: string, options?: ChatSendOptions) => chat.send(text, options),
+    [chat],
+  );
+  const readAttachment = useCallback(
+    (attachmentId: string, options?: { signal?: AbortSignal }) =>
+      chat.readAttachment(attachmentId, options),
     [chat],
   );
   const stop = useCallback(() => chat.stop(), [chat]);
@@ -286,6 +301,7 @@ export function useAgent(
     modelRetry: snapshot.modelRetry,
     modelWaiting: snapshot.modelWaiting,
     send,
+    readAttachment,
     stop,
     edit,
     regenerate,

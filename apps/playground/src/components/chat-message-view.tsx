@@ -1,19 +1,23 @@
 import type { ChatMessage } from '@switchboard/core';
 import { MessageActions, type BranchActions } from './message-actions.tsx';
+import { AttachmentPreview, type AttachmentReadFunction } from '@switchboard/react';
 import { ToolCallCard } from './tool-call-card.tsx';
 
 const roleLabels = { user: 'You', assistant: 'Agent', system: 'System' } as const;
 
 /**
- * One message: its text, reasoning and tool calls in order, all rendered as text; with
- * `actions`, its edit / regenerate / version controls below.
+ * One message: its text, reasoning and tool calls in order, all rendered as text; attached
+ * files as thumbnails (read with `readAttachment`); with `actions`, its edit / regenerate /
+ * version controls below.
  */
 export function ChatMessageView({
   message,
   actions,
+  readAttachment,
 }: {
   message: ChatMessage;
   actions?: BranchActions;
+  readAttachment?: AttachmentReadFunction;
 }) {
   return (
     <li
@@ -45,6 +49,14 @@ export function ChatMessageView({
                 📎 {part.title ?? part.uri}
                 {part.size === undefined ? '' : ` (${part.size} bytes)`}
               </p>
+            );
+          case 'attachment':
+            return (
+              <AttachmentPreview
+                key={index}
+                attachment={part}
+                {...(readAttachment === undefined ? {} : { read: readAttachment })}
+              />
             );
           default:
             return null;

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 
 import type { McpServer, MessageResourcePart } from '@switchboard/core';
 import { ChatMessageView } from './chat-message-view.tsx';
 import type { BranchActions } from './message-actions.tsx';
+import { ComposerFileList, useComposerFiles } from './composer-files.tsx';
 import { ModelRetryNotice } from './model-retry-notice.tsx';
 import { ModelWaitingNotice } from './model-waiting-notice.tsx';
 import { PromptMenu } from './prompt-menu.tsx';
@@ -79,8 +80,10 @@ export function ChatPanel({
     edit,
     regenerate,
     switchBranch,
+    readAttachment,
   } = chat;
   const [draft, setDraft] = useState('');
+  const files = useComposerFiles();
   // What `send` threw (the failure itself: `<ErrorNotice>` describes it).
   const [sendProblem, setSendProblem] = useState<{ failure: unknown } | undefined>();
   const listEnd = useRef<HTMLDivElement>(null);
@@ -96,13 +99,20 @@ export function ChatPanel({
 
   const submit = (text: string) => {
     const trimmed = text.trim();
-    if (trimmed === '' || busy) return;
+    if ((trimmed === '' && files.files.length === 0) || busy) return;
     setDraft('');
     setSendProblem(undefined);
     const resources = [...attachments];
     onAttachmentsSent?.();
-    send(trimmed, resources.length === 0 ? undefined : { resources }).catch((failure: unknown) => {
+    const sending = files.take();
+    send(trimmed, {
+      ...(resources.length === 0 ? {} : { resources }),
+      ...(sending.length === 0 ? {} : { attachments: sending }),
+    }).catch((failure: unknown) => {
       setSendProblem({ failure });
+      // Nothing was sent (a refused file, a run in progress): give the message back.
+      files.add(sending);
+      setDraft((current) => (current === '' ? text : current));
     });
   };
   const failed = (failure: unknown) => setSendProblem({ failure });
@@ -178,7 +188,12 @@ export function ChatPanel({
         ) : (
           <ol className="message-list" data-testid="message-list">
             {messages.map((message) => (
-              <ChatMessageView key={message.id} message={message} actions={branchActions} />
+              <ChatMessageView
+                key={message.id}
+                message={message}
+                actions={branchActions}
+                readAttachment={readAttachment}
+              />
             ))}
           </ol>
         )}
@@ -287,7 +302,12 @@ export function ChatPanel({
           </button>
         </p>
       )}
-      <form className="composer" onSubmit={onSubmit}>
+      <form
+        className="composer"
+        onSubmit={onSubmit}
+        onDragOver={files.onDragOver}
+        onDrop={files.onDrop}
+      >
         <textarea
           className="composer__input"
           aria-label="Message"
@@ -298,9 +318,10 @@ export function ChatPanel({
           data-testid="chat-input"
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
+          onPaste={files.onPaste}
         />
         <span id="composer-hint" className="visually-hidden">
-          Enter sends, Shift+Enter starts a new line.
+          Enter sends, Shift+Enter starts a new line. Paste or drop files to attach them.
         </span>
         <div className="composer__actions">
           {streaming && (
@@ -317,11 +338,12 @@ export function ChatPanel({
             type="submit"
             className="button"
             data-testid="send-button"
-            disabled={busy || draft.trim() === ''}
+            disabled={busy || (draft.trim() === '' && files.files.length === 0)}
           >
             Send
           </button>
         </div>
+        <ComposerFileList files={files} />
       </form>
     </section>
   );

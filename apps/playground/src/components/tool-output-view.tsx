@@ -48,7 +48,7 @@ function ResultPart({ part }: { part: ToolResultPart }) {
         <p className="muted">An image of an unsupported type ({part.mimeType}).</p>
       ) : (
         <img
-          className="tool-output__image"
+          className="tool-output__image sb-attachment__thumbnail"
           src={source}
           alt={`Image returned by the tool (${part.mimeType})`}
           data-testid="tool-call-image"

@@ -12,7 +12,12 @@ import type { RunHandle } from './run-result.ts';
  */
 export type AgentThreads = Pick<
   HistoryStore,
-  'listThreads' | 'renameThread' | 'deleteThread' | 'selectBranch' | 'loadBranchSelection'
+  | 'listThreads'
+  | 'renameThread'
+  | 'deleteThread'
+  | 'selectBranch'
+  | 'loadBranchSelection'
+  | 'attachments'
 >;
 
 /**
@@ -48,7 +53,7 @@ export interface AgentEndpoint {
    * @throws SwitchboardError `invalid_input` for input it refuses before starting anything.
    */
   execute(input: ExecuteInput): RunHandle;
-  /** The agent's threads: listing, renaming, deleting (`useThreads`). */
+  /** The agent's threads: listing, renaming, deleting (`useThreads`), the selected branch, attached files (absent for a remote agent). */
   readonly history: AgentThreads;
   /**
    * The MCP servers the page holds for this agent: their sign-in state (`needs-auth`), their

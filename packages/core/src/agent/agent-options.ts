@@ -4,6 +4,7 @@ import type { Model } from '../model/model.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import type { ToolAnnotations, Resolution } from '../vocabulary/interrupts.ts';
 import type { MessageItem } from '../vocabulary/items.ts';
+import type { UserMessageInput } from './attachment-input.ts';
 import type { AgentHooks } from './hooks.ts';
 import type { ModelRetryPolicy } from './model-retry-policy.ts';
 
@@ -76,10 +77,20 @@ export interface AgentOptions {
    * instructions alone (the model still gets `tool_search`).
    */
   deferredToolsInstructions?: boolean;
+  /**
+   * The largest file a user message may attach, in bytes (docs/conversations.md,
+   * "Attachments"). Default 20 MB (`DEFAULT_MAX_ATTACHMENT_BYTES`); each provider's own limit
+   * per type (`Model.attachmentLimits`) applies too. A larger file is refused by `execute` with
+   * `invalid_input` before anything is stored or sent.
+   */
+  maxAttachmentBytes?: number;
 }
 
-/** A user message: plain text, or a message item. */
-export type MessageInput = string | MessageItem;
+/**
+ * A user message: plain text, a message item, or text with files attached
+ * ({@link UserMessageInput}).
+ */
+export type MessageInput = string | MessageItem | UserMessageInput;
 
 /** Fields every {@link ExecuteInput} may carry. */
 interface ExecuteInputBase {

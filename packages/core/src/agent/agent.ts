@@ -2,9 +2,16 @@ import { SwitchboardError } from '../errors/switchboard-error.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import type { HistoryStore, RunRecord } from '../history/history-store.ts';
 import type { CallTask } from './call-task.ts';
-import type { AgentOptions, ExecuteInput } from './agent-options.ts';
 import type { AgentEndpoint } from './agent-endpoint.ts';
 import type { McpServer } from '../mcp/mcp-server.ts';
+import type { AgentOptions, ExecuteInput, MessageInput } from './agent-options.ts';
+import {
+  checkAttachments,
+  DEFAULT_MAX_ATTACHMENT_BYTES,
+  isUserMessageInput,
+  type PendingAttachment,
+} from './attachment-input.ts';
+import type { Model } from '../model/model.ts';
 import type { MessageItem } from '../vocabulary/items.ts';
 import type { RunHandle } from './run-result.ts';
 import { loadRecovered } from './recover-run.ts';
@@ -122,19 +129,29 @@ export class Agent implements AgentEndpoint {
    * calls are cancelled on the server. `stop()` before a resume has claimed the run ends it
    * `cancelled` and leaves the pause as it was.
    *
-   * @throws SwitchboardError `invalid_input` when there are neither messages nor resolutions, or
-   *   `modelRetry` is invalid; `run_in_progress` when this agent is already running the same
+   * @throws SwitchboardError `invalid_input` when there are neither messages nor resolutions,
+   *   `modelRetry` is invalid, or an attachment is refused (too large, a type a model of the
+   *   run does not accept, a history store without `attachments`; nothing is stored or sent); `run_in_progress` when this agent is already running the same
    *   thread.
    */
   execute(input: ExecuteInput): RunHandle {
     const threadId = input.threadId ?? crypto.randomUUID();
     let messages: MessageItem[] | undefined;
+    let attachments: PendingAttachment[] = [];
     if (input.resolutions === undefined) {
-      messages = (Array.isArray(input.messages) ? input.messages : [input.messages]).map(
-        (message): MessageItem =>
-          typeof message === 'string'
-            ? { type: 'message', role: 'user', content: message }
-            : message,
+      const inputs = Array.isArray(input.messages) ? input.messages : [input.messages];
+      attachments = this.#checkAttachments(inputs, input.fallbackModels);
+      messages = inputs.map((message): MessageItem =>
+        typeof message === 'string' || isUserMessageInput(message)
+          ? {
+              type: 'message',
+              role: 'user',
+              content: typeof message === 'string' ? message : message.content,
+              ...(typeof message === 'string' || (message.resources ?? []).length === 0
+                ? {}
+                : { parts: [...(message.resources ?? [])] }),
+            }
+          : message,
       );
       if (messages.length === 0) {
         throw new SwitchboardError('invalid_input', 'execute() needs at least one message.');
@@ -145,6 +162,7 @@ export class Agent implements AgentEndpoint {
     const modelRetry = resolveModelRetryPolicy(input.modelRetry, this.#modelRetry);
     return this.#start(threadId, {
       ...(messages === undefined ? {} : { messages }),
+      ...(attachments.length === 0 ? {} : { attachments }),
       ...(input.resolutions === undefined ? {} : { resolutions: input.resolutions }),
       ...(input.parentRunId === undefined ? {} : { parentRunId: input.parentRunId }),
       parentCall: input.parentCall,
@@ -329,5 +347,20 @@ export class Agent implements AgentEndpoint {
    */
   asTool(options: AgentToolOptions): Tool {
     return agentAsTool(this, options);
+  }
+
+  /** The run's attachments, checked against its models and limits (see `checkAttachments`). */
+  #checkAttachments(
+    inputs: readonly MessageInput[],
+    fallbackModels: readonly Model[] | undefined,
+  ): PendingAttachment[] {
+    const context = {
+      models: [this.options.model, ...(fallbackModels ?? this.options.fallbackModels ?? [])],
+      maxBytes: this.options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+      store: this.history.attachments,
+    };
+    return inputs.flatMap((message, index) =>
+      isUserMessageInput(message) ? checkAttachments(message.attachments, index, context) : [],
+    );
   }
 }

@@ -23,6 +23,7 @@ import {
   type AppCall,
   type AppCallRequest,
 } from './app-tool-call.ts';
+import { storeAttachments, type PendingAttachment } from './attachment-input.ts';
 import { whenQuiet, type CallTask } from './call-task.ts';
 import type { Chunk } from './chunks.ts';
 import type { HookScope } from './hooks.ts';
@@ -54,6 +55,8 @@ export interface RunSetup {
   threadId: string;
   /** New user messages: a new run. */
   messages?: MessageItem[];
+  /** Checked files of `messages`, stored (and added to them as parts) before the run starts. */
+  attachments?: PendingAttachment[];
   /** Answers to a paused run's interrupts: resume it. */
   resolutions?: Resolution[];
   /** The run a new run follows (see `ExecuteInput.parentRunId`); absent: the selected branch. */
@@ -192,7 +195,7 @@ class Run {
               `(lease until ${new Date(last.lease?.expiresAt ?? 0).toISOString()}).`,
           );
         }
-        journal.beginNew(runs, this.#setup.messages ?? [], parent);
+        journal.beginNew(runs, await this.#newMessages(), parent);
         journal.emitStarted();
         await journal.claim();
       }
@@ -389,6 +392,28 @@ class Run {
     return await this.#journal.finish(outcome, error);
   }
 
+  /** Where the model adapters read attached files' bytes (`ModelRequest.readAttachment`). */
+  #attachmentReader(): Pick<ModelRequest, 'readAttachment'> {
+    const store = this.#setup.history.attachments;
+    const threadId = this.#setup.threadId;
+    return store === undefined
+      ? {}
+      : { readAttachment: (attachmentId, options) => store.get(threadId, attachmentId, options) };
+  }
+
+  /** The run's new messages, their attachments stored first (docs/conversations.md). */
+  async #newMessages(): Promise<MessageItem[]> {
+    const { messages = [], attachments = [], history, threadId } = this.#setup;
+    if (attachments.length === 0 || history.attachments === undefined) return messages;
+    return await storeAttachments(
+      history.attachments,
+      threadId,
+      messages,
+      attachments,
+      this.#signal,
+    );
+  }
+
   /** One model call; streams text and reasoning, returns the tool calls it asked for. */
   async #callModel(turn: number, toolset: Toolset): Promise<FunctionCallItem[]> {
     const agent = this.#setup.agent;
@@ -401,6 +426,7 @@ class Run {
       ...(sections.length === 0 ? {} : { instructions: sections.join('\n\n') }),
       items: modelItems([...journal.previous, ...journal.output]),
       tools: toolset.modelTools(),
+      ...this.#attachmentReader(),
     };
     const changed = await runHook('beforeModelCall', () =>
       agent.hooks?.beforeModelCall?.({ ...this.#scope, turn, request }),

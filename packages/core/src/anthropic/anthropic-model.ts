@@ -17,6 +17,8 @@ import { incompleteStreamError, toModelError } from '../model/to-model-error.ts'
 import type { ProviderFailure } from '../model/to-model-error.ts';
 import { retryAfterMs } from '../model/retry-after.ts';
 import { toAnthropicMessages } from './to-anthropic-messages.ts';
+import { readAttachmentData } from '../model/attachment-content.ts';
+import { ANTHROPIC_ATTACHMENT_LIMITS } from '../model/provider-attachment-limits.ts';
 
 /** Options of {@link anthropicModel}. */
 export interface AnthropicModelOptions extends ModelTimeouts {
@@ -83,6 +85,7 @@ export function anthropicModel(options: AnthropicModelOptions): Model {
   return {
     provider: 'anthropic',
     modelId: options.model,
+    attachmentLimits: ANTHROPIC_ATTACHMENT_LIMITS,
     stream: (request, { signal }) => streamMessages(client, options, request, signal),
   };
 }
@@ -103,9 +106,15 @@ async function* streamMessages(
   const counters: UsageCounters = {};
   let finished = false;
   let streamOpened = false;
+  // Read before the request's clocks start: a store read is not the provider's wait.
+  const attachments = await readAttachmentData(request, signal);
   const clock = new ModelRequestClock(signal, options);
   try {
-    const { system, messages } = toAnthropicMessages(request.instructions, request.items);
+    const { system, messages } = toAnthropicMessages(
+      request.instructions,
+      request.items,
+      attachments,
+    );
     const stream = yield* clock.responseStart(hostOf(client.baseURL), () =>
       client.messages.create(
         {

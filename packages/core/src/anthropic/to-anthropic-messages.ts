@@ -5,8 +5,10 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
+import { attachmentContent, type AttachmentData } from '../model/attachment-content.ts';
+import { ANTHROPIC_ATTACHMENT_LIMITS } from '../model/provider-attachment-limits.ts';
 import { resourcePartContent } from '../model/resource-part-content.ts';
-import type { Item, MessageResourcePart, ToolOutput } from '../vocabulary/items.ts';
+import type { Item, MessagePart, ToolOutput } from '../vocabulary/items.ts';
 
 /** The Anthropic request parts {@link toAnthropicMessages} produces. */
 export interface AnthropicConversation {
@@ -64,12 +66,16 @@ function toolResult(callId: string, output: ToolOutput): ToolResultBlockParam {
  * `function_call_output` items join one user message of `tool_result` blocks (`is_error` for
  * error outputs; image parts kept as image blocks), followed by any user text. Messages of the
  * same role are merged so roles alternate; resources attached to a user message follow its text
- * as text or image blocks (`model/resource-part-content.ts`); empty texts are left out (the API rejects them).
- * Reasoning items are not sent back (thinking blocks need the provider's signature).
+ * as text or image blocks (`model/resource-part-content.ts`), and attached files, their bytes
+ * from `attachments` (`model/attachment-content.ts`), as `image` blocks and `document` blocks
+ * (a `base64` source for PDFs, a `text` source for plain text, the file name as `title`); empty
+ * texts are left out (the API rejects them). Reasoning items are not sent back (thinking blocks
+ * need the provider's signature).
  */
 export function toAnthropicMessages(
   instructions: string | undefined,
   items: readonly Item[],
+  attachments: AttachmentData = new Map(),
 ): AnthropicConversation {
   const system: string[] = instructions === undefined || instructions === '' ? [] : [instructions];
   const messages: MessageParam[] = [];
@@ -87,7 +93,7 @@ export function toAnthropicMessages(
           if (item.content !== '') append(item.role, { type: 'text', text: item.content });
           if (item.role === 'user') {
             for (const part of item.parts ?? []) {
-              for (const block of resourceBlocks(part)) append('user', block);
+              for (const block of partBlocks(part, attachments)) append('user', block);
             }
           }
         }
@@ -112,10 +118,28 @@ export function toAnthropicMessages(
   return conversation;
 }
 
-/** A resource attached to a user message as Anthropic content blocks (text, or caption + image). */
-function resourceBlocks(part: MessageResourcePart): ContentBlockParam[] {
-  const converted = resourcePartContent(part);
+/**
+ * A resource or file attached to a user message as Anthropic content blocks (text, caption +
+ * image, or a document).
+ */
+function partBlocks(part: MessagePart, attachments: AttachmentData): ContentBlockParam[] {
+  const converted =
+    part.type === 'attachment'
+      ? attachmentContent(part, attachments, ANTHROPIC_ATTACHMENT_LIMITS)
+      : resourcePartContent(part);
   if (converted.kind === 'text') return [{ type: 'text', text: converted.text }];
+  if (converted.kind === 'file') {
+    return [
+      {
+        type: 'document',
+        title: converted.name,
+        source:
+          converted.mimeType === 'text/plain'
+            ? { type: 'text', media_type: 'text/plain', data: fromBase64Text(converted.data) }
+            : { type: 'base64', media_type: 'application/pdf', data: converted.data },
+      },
+    ];
+  }
   return [
     { type: 'text', text: converted.caption },
     {
@@ -127,4 +151,9 @@ function resourceBlocks(part: MessageResourcePart): ContentBlockParam[] {
       },
     },
   ];
+}
+
+/** The UTF-8 text whose bytes `data` holds as base64 (a `text` document source takes the text). */
+function fromBase64Text(data: string): string {
+  return new TextDecoder().decode(Uint8Array.from(atob(data), (char) => char.charCodeAt(0)));
 }

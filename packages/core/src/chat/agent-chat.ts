@@ -11,7 +11,13 @@ import type { McpAuthorizeOutcome } from '../mcp/mcp-server.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import type { MessageResourcePart, ToolOutput } from '../vocabulary/items.ts';
 import { toolError } from '../tools/tool-errors.ts';
-import { chatMessagesFromItems, chatResourcePart, type ChatMessage } from './chat-message.ts';
+import { attachmentFile, type AttachmentInput } from '../agent/attachment-input.ts';
+import {
+  chatMessagesFromItems,
+  chatResourcePart,
+  type ChatAttachmentPart,
+  type ChatMessage,
+} from './chat-message.ts';
 import { withRunId } from './branch-messages.ts';
 import { planBranchRun } from './branch-run.ts';
 import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
@@ -33,6 +39,18 @@ import {
 import { rowsKey, serverOfCall, storedView } from './stored-view.ts';
 
 export type { ChatSnapshot, ChatStatus } from './chat-snapshot.ts';
+
+/** Options of `AgentChat.send` (and `useAgent().send`). */
+export interface ChatSendOptions {
+  /** MCP resources attached as context (`resourceParts(await server.readResource(uri))`). */
+  resources?: readonly MessageResourcePart[];
+  /**
+   * Files attached to the message (`File`, `Blob`, or bytes with a name and MIME type),
+   * checked against `maxAttachmentBytes` and the model's accepted types before anything is sent
+   * (docs/conversations.md, "Attachments").
+   */
+  attachments?: readonly AttachmentInput[];
+}
 
 /**
  * One thread of an agent ({@link AgentEndpoint}: an `Agent` in this page, or `remoteAgent` for
@@ -127,13 +145,15 @@ export class AgentChat extends Store<ChatSnapshot> {
    *
    * @param options `resources`: resources to attach as context (`resourceParts(await
    *   server.readResource(uri))`); each provider adapter converts them (docs/mcp-servers.md,
-   *   "Resources as context"), and the message shows them as `resource` parts.
-   * @throws SwitchboardError `run_in_progress` while a run of this chat is streaming.
+   *   "Resources as context"), and the message shows them as `resource` parts. `attachments`:
+   *   files (`File`, `Blob`, bytes with name and type) stored in the history store's
+   *   `attachments` and sent in each provider's format (docs/conversations.md, "Attachments");
+   *   the message shows them as `attachment` parts.
+   * @throws SwitchboardError `run_in_progress` while a run of this chat is streaming;
+   *   `invalid_input` when an attachment is refused (too large, a type the model does not
+   *   accept): nothing is sent, stored or shown, and the thread stays as it was.
    */
-  async send(
-    text: string,
-    options: { resources?: readonly MessageResourcePart[] } = {},
-  ): Promise<RunResult> {
+  async send(text: string, options: ChatSendOptions = {}): Promise<RunResult> {
     if (this.#run !== undefined) {
       throw new SwitchboardError(
         'run_in_progress',
@@ -141,20 +161,27 @@ export class AgentChat extends Store<ChatSnapshot> {
       );
     }
     const resources = options.resources ?? [];
+    const attachments = options.attachments ?? [];
     await this.load();
     this.#following.stop();
     const userMessage: ChatMessage = {
       id: crypto.randomUUID(),
       role: 'user',
-      parts: [{ type: 'text', text }, ...resources.map(chatResourcePart)],
+      parts: [
+        { type: 'text', text },
+        ...resources.map(chatResourcePart),
+        ...attachments.map(sendingAttachmentPart),
+      ],
     };
     const messages = closeOpenCalls(this.getSnapshot().messages, 'unanswered');
     const run = this.agent.execute({
       threadId: this.getSnapshot().threadId,
       messages:
-        resources.length === 0
-          ? text
-          : { type: 'message', role: 'user', content: text, parts: [...resources] },
+        attachments.length > 0
+          ? { content: text, resources, attachments }
+          : resources.length === 0
+            ? text
+            : { type: 'message', role: 'user', content: text, parts: [...resources] },
     });
     // A new message continues the shown branch, whose last run is a leaf: no siblings.
     userMessage.runId = run.runId;
@@ -239,6 +266,21 @@ export class AgentChat extends Store<ChatSnapshot> {
         'Wait for the answer or stop it before sending again.',
       );
     }
+  }
+
+  /**
+   * The bytes of an attached file of this thread (`ChatAttachmentPart.attachmentId`) from the
+   * agent's history store, for a thumbnail or a download; `undefined` when they are not stored.
+   *
+   * @throws SwitchboardError `history_error` when the store fails; `aborted`.
+   */
+  async readAttachment(
+    attachmentId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Blob | undefined> {
+    const store = this.agent.history.attachments;
+    if (store === undefined) return undefined;
+    return await store.get(this.getSnapshot().threadId, attachmentId, options);
   }
 
   /**
@@ -517,4 +559,10 @@ function answeredElsewhere(error: SwitchboardError, shown: boolean): boolean {
 
 function asLoadError(error: unknown): SwitchboardError {
   return new SwitchboardError('history_error', 'Could not load the thread.', { cause: error });
+}
+
+/** How a file being sent shows before the stored thread is read: its own bytes. */
+function sendingAttachmentPart(input: AttachmentInput): ChatAttachmentPart {
+  const { bytes, name, mimeType } = attachmentFile(input);
+  return { type: 'attachment', name, mimeType, size: bytes.size, bytes };
 }

@@ -1,5 +1,11 @@
 import { parseArguments } from '../agent/call-task.ts';
-import type { Item, MessageResourcePart, ToolOutput } from '../vocabulary/items.ts';
+import type {
+  Item,
+  MessageAttachmentPart,
+  MessagePart,
+  MessageResourcePart,
+  ToolOutput,
+} from '../vocabulary/items.ts';
 import type { ToolTaskStatus } from '../tools/tool-types.ts';
 import type { AppViewRef, ToolCallUi } from '../vocabulary/tool-ui.ts';
 
@@ -47,7 +53,36 @@ export type ChatPart =
   | { type: 'text'; text: string }
   | { type: 'reasoning'; text: string }
   | ChatToolCallPart
-  | ChatResourcePart;
+  | ChatResourcePart
+  | ChatAttachmentPart;
+
+/**
+ * A file attached to a user message, as a UI shows it (docs/conversations.md, "Attachments"):
+ * name, type and size, and where to get the bytes for a thumbnail — `bytes` on a message this
+ * client is sending now, else `attachmentId` (read with `AgentChat.readAttachment`).
+ */
+export interface ChatAttachmentPart {
+  type: 'attachment';
+  /** The bytes' key in the thread's attachment store; absent while the message is being sent. */
+  attachmentId?: string;
+  name: string;
+  mimeType: string;
+  /** In bytes. */
+  size: number;
+  /** The file itself, on the message this client just sent (before the stored thread is read). */
+  bytes?: Blob;
+}
+
+/** The display part of an attached file (no bytes: they stay in the attachment store). */
+export function chatAttachmentPart(part: MessageAttachmentPart): ChatAttachmentPart {
+  const { attachmentId, name, mimeType, size } = part;
+  return { type: 'attachment', attachmentId, name, mimeType, size };
+}
+
+/** The display part of a resource or file attached to a user message. */
+export function chatMessagePart(part: MessagePart): ChatResourcePart | ChatAttachmentPart {
+  return part.type === 'attachment' ? chatAttachmentPart(part) : chatResourcePart(part);
+}
 
 /** A resource attached to a user message, as a UI shows it (no body: URI, title, type, size). */
 export interface ChatResourcePart {
@@ -121,7 +156,7 @@ export function chatMessagesFromItems(items: readonly Item[]): ChatMessage[] {
       messages.push({
         id: `m${messages.length}`,
         role: item.role,
-        parts: [{ type: 'text', text: item.content }, ...(item.parts ?? []).map(chatResourcePart)],
+        parts: [{ type: 'text', text: item.content }, ...(item.parts ?? []).map(chatMessagePart)],
       });
     } else if (item.type === 'message') {
       assistant().parts.push({ type: 'text', text: item.content });

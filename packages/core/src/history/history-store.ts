@@ -1,6 +1,7 @@
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { FunctionCallItem, FunctionCallOutputItem, Item, Usage } from '../vocabulary/items.ts';
 import type { RunStatus } from '../vocabulary/run-status.ts';
+import type { AttachmentStore } from './attachment-store.ts';
 
 export type { RunStatus };
 
@@ -202,8 +203,14 @@ export interface HistoryStore {
     threadId: string,
     options?: { signal?: AbortSignal },
   ): Promise<BranchSelection | undefined>;
-  /** Removes a thread and its runs; unknown ids are ignored. */
+  /** Removes a thread and its runs (and its attachments); unknown ids are ignored. */
   deleteThread(threadId: string, options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * The bytes of files attached to the threads' user messages (docs/conversations.md,
+   * "Attachments"). Absent: the store keeps no attachments, and `Agent.execute` refuses them
+   * with `invalid_input`.
+   */
+  readonly attachments?: AttachmentStore;
 }
 
 /**

@@ -52,15 +52,19 @@ describe('IndexedDbHistoryStore', () => {
     vi.restoreAllMocks();
   });
 
-  it('creates the threads and runs stores with their indexes (schema version 1)', async () => {
+  it('creates the threads, runs and attachments stores with their indexes (schema version 2)', async () => {
     const factory = new IDBFactory();
     const store = new IndexedDbHistoryStore({ indexedDB: factory, databaseName: 'custom' });
     await store.listThreads();
     store.close();
 
     const database = await openRaw(factory, 'custom');
-    expect(database.version).toBe(1);
-    expect([...database.objectStoreNames]).toEqual(['runs', 'threads']);
+    expect(database.version).toBe(2);
+    expect([...database.objectStoreNames]).toEqual(['attachments', 'runs', 'threads']);
+    expect(database.transaction('attachments').objectStore('attachments').keyPath).toEqual([
+      'threadId',
+      'attachmentId',
+    ]);
     const tx = database.transaction(['runs', 'threads']);
     const runs = tx.objectStore('runs');
     const threads = tx.objectStore('threads');
@@ -182,13 +186,56 @@ describe('IndexedDbHistoryStore', () => {
     await store.saveRun(makeRun('t1', 'r1', 1_000, [userMessage('Hello')]));
 
     // Would reject with "blocked" if the store kept its connection open.
-    const upgraded = await openRaw(factory, 'switchboard', 2);
-    expect(upgraded.version).toBe(2);
+    const upgraded = await openRaw(factory, 'switchboard', 3);
+    expect(upgraded.version).toBe(3);
     upgraded.close();
 
     const error = await failure(store.loadItems('t1'));
     expect(isSwitchboardError(error, 'history_error')).toBe(true);
     expect((error as Error).message).toContain('VersionError');
+  });
+
+  it('upgrades a version 1 database to version 2, keeping its threads and runs', async () => {
+    const factory = new IDBFactory();
+    const store = new IndexedDbHistoryStore({ indexedDB: factory });
+    await store.saveRun(makeRun('t1', 'r1', 1_000, [userMessage('Hello')]));
+    store.close();
+    // Make it a version 1 database again: what the previous release left on disk.
+    await new Promise<void>((resolve, reject) => {
+      const request = factory.deleteDatabase('switchboard');
+      request.onsuccess = () => resolve();
+      request.onerror = () => reject(request.error ?? new Error('delete failed'));
+    });
+    const old = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = factory.open('switchboard', 1);
+      request.onupgradeneeded = () => {
+        const database = request.result;
+        database
+          .createObjectStore('threads', { keyPath: 'threadId' })
+          .createIndex('updatedAt', 'updatedAt');
+        database
+          .createObjectStore('runs', { keyPath: 'runId' })
+          .createIndex('threadId_createdAt', ['threadId', 'createdAt']);
+        const run = makeRun('t1', 'r1', 1_000, [userMessage('Hello')]);
+        request.transaction?.objectStore('runs').put(run);
+        request.transaction?.objectStore('threads').put({
+          threadId: 't1',
+          title: 'Hello',
+          titleSource: 'auto',
+          createdAt: 1_000,
+          updatedAt: 1_001,
+        });
+      };
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error ?? new Error('open failed'));
+    });
+    old.close();
+
+    const upgraded = new IndexedDbHistoryStore({ indexedDB: factory });
+    expect(await upgraded.loadItems('t1')).toEqual([userMessage('Hello')]);
+    await upgraded.attachments.put('t1', 'a', new Blob([Uint8Array.of(7)]));
+    expect(await upgraded.attachments.get('t1', 'a')).toBeDefined();
+    upgraded.close();
   });
 
   it('closes its connection on close() and reopens on the next call', async () => {

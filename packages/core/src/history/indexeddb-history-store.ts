@@ -11,6 +11,12 @@ import {
   type ThreadSummary,
 } from './history-store.ts';
 import type { IndexedDbFactory } from '../internal/dom-globals.ts';
+import type { AttachmentStore } from './attachment-store.ts';
+import {
+  IndexedDbAttachmentStore,
+  threadAttachmentRange,
+  type AttachmentRow,
+} from './indexeddb-attachment-store.ts';
 
 /** Options of {@link IndexedDbHistoryStore}. */
 export interface IndexedDbHistoryStoreOptions {
@@ -27,7 +33,7 @@ export interface IndexedDbHistoryStoreOptions {
 }
 
 /** The schema version this code writes. Bump it and add a step to `upgradeDatabase` to migrate. */
-const DATABASE_VERSION = 1;
+const DATABASE_VERSION = 2;
 const DEFAULT_DATABASE_NAME = 'switchboard';
 
 /** A thread's row in the `threads` store: its summary and where its title came from. */
@@ -41,16 +47,19 @@ interface ThreadRow extends ThreadSummary {
 interface HistoryDatabase extends DBSchema {
   threads: { key: string; value: ThreadRow; indexes: { updatedAt: number } };
   runs: { key: string; value: RunRecord; indexes: { threadId_createdAt: [string, number] } };
+  attachments: { key: [string, string]; value: AttachmentRow };
 }
 
 /**
  * A {@link HistoryStore} in IndexedDB (via `idb`), for browsers: threads survive page reloads.
  *
- * Database `databaseName` (schema version 1) holds two object stores:
+ * Database `databaseName` (schema version 2) holds three object stores:
  * - `threads`, keyed by `threadId`: title, `titleSource`, `createdAt`, `updatedAt` (ms epoch),
  *   the selected branch (`branch`, a {@link BranchSelection}), indexed by `updatedAt`;
  * - `runs`, keyed by `runId`: one {@link RunRecord} per row, stored as it is (structured clone,
- *   `state` included), indexed by `[threadId, createdAt]`.
+ *   `state` included), indexed by `[threadId, createdAt]`;
+ * - `attachments` (version 2), keyed by `[threadId, attachmentId]`: the bytes of attached files
+ *   as `Blob`s ({@link attachments}).
  *
  * `saveRun` writes that one run row and its thread's row in one transaction, never the rest of
  * the thread, so appending a run costs O(its items). `compareAndSetRun` reads, checks and writes
@@ -70,6 +79,8 @@ interface HistoryDatabase extends DBSchema {
  */
 export class IndexedDbHistoryStore implements HistoryStore {
   readonly #connection: IndexedDbConnection<HistoryDatabase>;
+  /** The bytes of attached files, as Blobs in the `attachments` object store. */
+  readonly attachments: AttachmentStore;
 
   constructor(options: IndexedDbHistoryStoreOptions = {}) {
     this.#connection = new IndexedDbConnection({
@@ -80,6 +91,26 @@ export class IndexedDbHistoryStore implements HistoryStore {
       subject: 'history',
       alternative: 'another HistoryStore',
       requiresKeyRange: true,
+    });
+    this.attachments = new IndexedDbAttachmentStore({
+      get: (key, signal) =>
+        this.#connection.transact(
+          ['attachments'],
+          'readonly',
+          signal,
+          'read the attachment',
+          (tx) => tx.objectStore('attachments').get(key),
+        ),
+      put: (row, signal) =>
+        this.#connection.transact(
+          ['attachments'],
+          'readwrite',
+          signal,
+          'store the attachment',
+          async (tx) => {
+            await tx.objectStore('attachments').put(row);
+          },
+        ),
     });
   }
 
@@ -219,10 +250,10 @@ export class IndexedDbHistoryStore implements HistoryStore {
     return thread?.branch;
   }
 
-  /** Removes a thread and all its runs in one transaction. Unknown ids are ignored. */
+  /** Removes a thread, its runs and its attachments in one transaction. Unknown ids are ignored. */
   async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.#connection.transact(
-      ['threads', 'runs'],
+      ['threads', 'runs', 'attachments'],
       'readwrite',
       options.signal,
       'delete the thread',
@@ -232,6 +263,7 @@ export class IndexedDbHistoryStore implements HistoryStore {
         await Promise.all([
           tx.objectStore('threads').delete(threadId),
           ...runIds.map((runId) => runs.delete(runId)),
+          tx.objectStore('attachments').delete(threadAttachmentRange(threadId)),
         ]);
       },
     );
@@ -261,7 +293,10 @@ function upgradeDatabase(
     const runs = database.createObjectStore('runs', { keyPath: 'runId' });
     runs.createIndex('threadId_createdAt', ['threadId', 'createdAt']);
   }
-  // Version 2: `if (oldVersion < 2) { … }`, reading and rewriting rows through `_transaction`.
+  if (oldVersion < 2) {
+    database.createObjectStore('attachments', { keyPath: ['threadId', 'attachmentId'] });
+  }
+  // Version 3: `if (oldVersion < 3) { … }`, reading and rewriting rows through `_transaction`.
 }
 
 /** Puts the run row and updates (or creates) its thread's row, inside `tx`. */

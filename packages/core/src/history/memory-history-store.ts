@@ -9,6 +9,8 @@ import {
   type RunRecord,
   type ThreadSummary,
 } from './history-store.ts';
+import type { AttachmentStore } from './attachment-store.ts';
+import { MemoryAttachmentStore } from './memory-attachment-store.ts';
 
 /**
  * A {@link HistoryStore} in memory: the default, lost when the page or process goes away.
@@ -23,6 +25,12 @@ export class MemoryHistoryStore implements HistoryStore {
     string,
     { summary: ThreadSummary; runs: Map<string, RunRecord>; branch?: BranchSelection }
   >();
+  readonly #attachments = new MemoryAttachmentStore();
+
+  /** The bytes of attached files, per thread, in memory (see {@link HistoryStore.attachments}). */
+  get attachments(): AttachmentStore {
+    return this.#attachments;
+  }
 
   async loadItems(threadId: string, options: { signal?: AbortSignal } = {}): Promise<Item[]> {
     await settle(options.signal);
@@ -118,6 +126,7 @@ export class MemoryHistoryStore implements HistoryStore {
   async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     await settle(options.signal);
     this.#threads.delete(threadId);
+    this.#attachments.deleteThread(threadId);
   }
 
   /** Copies of the thread's run rows, oldest first; `[]` for an unknown thread. */

@@ -8,11 +8,26 @@ export interface ModelToolDefinition {
   inputSchema: JsonSchema;
 }
 
+/**
+ * Reads the bytes of an attachment of the request's thread (`MessageAttachmentPart.attachmentId`)
+ * from the history store's attachment store; `undefined` when they are no longer stored.
+ */
+export type AttachmentReader = (
+  attachmentId: string,
+  options: { signal: AbortSignal },
+) => Promise<Blob | undefined>;
+
 /** One model call: the instructions, the whole history so far and the tools on offer. */
 export interface ModelRequest {
   instructions?: string;
   items: readonly Item[];
   tools: readonly ModelToolDefinition[];
+  /**
+   * Reads the bytes of the items' attachment parts; an adapter calls it when it sends the
+   * request (docs/conversations.md, "Attachments"). Absent: attachment parts are sent as
+   * references naming the file.
+   */
+  readAttachment?: AttachmentReader;
 }
 
 /** What a model stream yields. Provider adapters translate their wire events to these. */
@@ -43,5 +58,12 @@ export interface Model {
   readonly provider: string;
   /** The provider's model name. */
   readonly modelId: string;
+  /**
+   * The MIME types this model accepts as files attached to user messages, each with the largest
+   * size in bytes its provider takes (docs/conversations.md, "Attachments"). `Agent.execute`
+   * refuses any other attachment with `invalid_input` before anything is sent or stored.
+   * Absent: the model takes no attachments.
+   */
+  readonly attachmentLimits?: Readonly<Record<string, number>>;
   stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncIterable<ModelEvent>;
 }

@@ -19,10 +19,21 @@ import {
   sampleRunState,
   userMessage,
 } from '../history/history-store-contract.ts';
+import { describeAttachmentStore } from '../history/attachment-store-contract.ts';
 import { JsonlHistoryStore } from './jsonl-history-store.ts';
 import { encodeThreadId } from './thread-file-name.ts';
 
 describeHistoryStore('JsonlHistoryStore', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'switchboard-jsonl-'));
+  const open = () => new JsonlHistoryStore({ directory });
+  return {
+    store: open(),
+    reopen: open,
+    dispose: () => rm(directory, { recursive: true, force: true }),
+  };
+});
+
+describeAttachmentStore('JsonlHistoryStore', async () => {
   const directory = await mkdtemp(join(tmpdir(), 'switchboard-jsonl-'));
   const open = () => new JsonlHistoryStore({ directory });
   return {

@@ -12,6 +12,8 @@ import {
   type ThreadSummary,
 } from '../history/history-store.ts';
 import type { Item } from '../vocabulary/items.ts';
+import type { AttachmentStore } from '../history/attachment-store.ts';
+import { JsonlAttachmentStore, threadAttachmentDirectory } from './jsonl-attachment-store.ts';
 import { withLockFile } from './lock-file.ts';
 import { encodeThreadId } from './thread-file-name.ts';
 
@@ -46,6 +48,8 @@ const INDEX_FILE = 'threads.json';
  *   so `saveRun` writes O(its items); saving the same `runId` again appends a newer line and
  *   readers keep the last line per `runId` (at the place of its first line).
  *   `compareAndSetRun` also reads the thread's file to check the stored version (O(thread)).
+ * - `<encoded threadId>.attachments/`: the bytes of the thread's attached files, one file each
+ *   ({@link JsonlHistoryStore.attachments}); removed with the thread.
  * - `threads.json`: `{ version: 1, threads: { [threadId]: { title, titleSource, createdAt,
  *   updatedAt, branch? } } }` (`branch`: the selected branch), rewritten atomically (temporary file, fsync, rename) on every change.
  *
@@ -69,9 +73,12 @@ const INDEX_FILE = 'threads.json';
 export class JsonlHistoryStore implements HistoryStore {
   readonly #directory: string;
   #queue: Promise<unknown> = Promise.resolve();
+  /** The bytes of attached files, as files beside each thread's file. */
+  readonly attachments: AttachmentStore;
 
   constructor(options: JsonlHistoryStoreOptions) {
     this.#directory = options.directory;
+    this.attachments = new JsonlAttachmentStore(options.directory);
   }
 
   /** The thread's items, oldest run first; `[]` for an unknown thread. */
@@ -218,9 +225,13 @@ export class JsonlHistoryStore implements HistoryStore {
     const { signal } = options;
     await this.#exclusive(signal, 'delete the thread', async () => {
       await mkdir(this.#directory, { recursive: true });
-      await withLockFile(this.#lockPath(threadId), signal, () =>
-        rm(this.#threadPath(threadId), { force: true }),
-      );
+      await withLockFile(this.#lockPath(threadId), signal, async () => {
+        await rm(this.#threadPath(threadId), { force: true });
+        await rm(threadAttachmentDirectory(this.#directory, threadId), {
+          recursive: true,
+          force: true,
+        });
+      });
       throwIfAborted(signal);
       await this.#updateIndex(signal, (index) => {
         if (!Object.hasOwn(index.threads, threadId)) return false;

@@ -13,6 +13,8 @@ import { createOpenAIClient } from './create-openai-client.ts';
 import { openaiFailure } from './openai-failure.ts';
 import { OpenAIToolSchemas } from './openai-tool-schemas.ts';
 import { toChatMessages } from './to-chat-messages.ts';
+import { readAttachmentData } from '../model/attachment-content.ts';
+import { OPENAI_CHAT_ATTACHMENT_LIMITS } from '../model/provider-attachment-limits.ts';
 
 /** Options of {@link openaiChatModel}. */
 export interface OpenAIChatModelOptions extends ModelTimeouts {
@@ -68,6 +70,7 @@ export function openaiChatModel(options: OpenAIChatModelOptions): Model {
   return {
     provider: 'openai-chat',
     modelId: options.model,
+    attachmentLimits: OPENAI_CHAT_ATTACHMENT_LIMITS,
     stream: (request, { signal }) => streamChat(client, options, schemas, request, signal),
   };
 }
@@ -83,6 +86,8 @@ async function* streamChat(
   let usage: Usage | undefined;
   let finished = false;
   let streamOpened = false;
+  // Read before the request's clocks start: a store read is not the provider's wait.
+  const attachments = await readAttachmentData(request, signal);
   const clock = new ModelRequestClock(signal, options);
   try {
     const stream = yield* clock.responseStart(hostOf(client.baseURL), () =>
@@ -90,7 +95,7 @@ async function* streamChat(
         {
           ...options.requestOptions,
           model: options.model,
-          messages: toChatMessages(request.instructions, request.items),
+          messages: toChatMessages(request.instructions, request.items, attachments),
           ...(request.tools.length === 0
             ? {}
             : {

@@ -15,6 +15,8 @@ import { createOpenAIClient } from './create-openai-client.ts';
 import { openaiFailure } from './openai-failure.ts';
 import { OpenAIToolSchemas } from './openai-tool-schemas.ts';
 import { toResponsesInput } from './to-responses-input.ts';
+import { readAttachmentData } from '../model/attachment-content.ts';
+import { OPENAI_RESPONSES_ATTACHMENT_LIMITS } from '../model/provider-attachment-limits.ts';
 
 /** Options of {@link openaiResponsesModel}. */
 export interface OpenAIResponsesModelOptions extends ModelTimeouts {
@@ -81,6 +83,7 @@ export function openaiResponsesModel(options: OpenAIResponsesModelOptions): Mode
   return {
     provider: 'openai-responses',
     modelId: options.model,
+    attachmentLimits: OPENAI_RESPONSES_ATTACHMENT_LIMITS,
     stream: (request, { signal }) => streamResponses(client, options, schemas, request, signal),
   };
 }
@@ -102,6 +105,8 @@ async function* streamResponses(
   let usage: Usage | undefined;
   let finished = false;
   let streamOpened = false;
+  // Read before the request's clocks start: a store read is not the provider's wait.
+  const attachments = await readAttachmentData(request, signal);
   const clock = new ModelRequestClock(signal, options);
   try {
     const stream = yield* clock.responseStart(hostOf(client.baseURL), () =>
@@ -109,7 +114,7 @@ async function* streamResponses(
         {
           ...options.requestOptions,
           model: options.model,
-          input: toResponsesInput(request.items),
+          input: toResponsesInput(request.items, attachments),
           ...(request.instructions === undefined || request.instructions === ''
             ? {}
             : { instructions: request.instructions }),

@@ -1,4 +1,6 @@
 import type { ResponseInputContent, ResponseInputItem } from 'openai/resources/responses/responses';
+import { attachmentContent, type AttachmentData } from '../model/attachment-content.ts';
+import { OPENAI_RESPONSES_ATTACHMENT_LIMITS } from '../model/provider-attachment-limits.ts';
 import { resourcePartContent } from '../model/resource-part-content.ts';
 import type { Item, MessageItem } from '../vocabulary/items.ts';
 
@@ -9,16 +11,21 @@ import type { Item, MessageItem } from '../vocabulary/items.ts';
  * `output` is the text (error outputs prefixed `Error: ` so the model can tell). Reasoning items
  * are not sent back (they carry no provider ids or encrypted content). Instructions go in the
  * request's own `instructions` field, not here. Resources attached to a user message become
- * `input_text` / `input_image` parts after its text (`model/resource-part-content.ts`).
+ * `input_text` / `input_image` parts after its text (`model/resource-part-content.ts`); attached
+ * files too, their bytes from `attachments` (`model/attachment-content.ts`): images as
+ * `input_image`, documents as `input_file` (`file_data` data URL and `filename`).
  */
-export function toResponsesInput(items: readonly Item[]): ResponseInputItem[] {
+export function toResponsesInput(
+  items: readonly Item[],
+  attachments: AttachmentData = new Map(),
+): ResponseInputItem[] {
   const input: ResponseInputItem[] = [];
   for (const item of items) {
     switch (item.type) {
       case 'message':
         input.push(
           item.role === 'user' && item.parts !== undefined && item.parts.length > 0
-            ? { type: 'message', role: 'user', content: userContent(item) }
+            ? { type: 'message', role: 'user', content: userContent(item, attachments) }
             : { type: 'message', role: item.role, content: item.content },
         );
         break;
@@ -44,12 +51,23 @@ export function toResponsesInput(items: readonly Item[]): ResponseInputItem[] {
   return input;
 }
 
-/** A user message's text and its attached resources as Responses input content. */
-function userContent(item: MessageItem): ResponseInputContent[] {
+/** A user message's text and its attached resources and files as Responses input content. */
+function userContent(item: MessageItem, attachments: AttachmentData): ResponseInputContent[] {
   const content: ResponseInputContent[] = [];
   if (item.content !== '') content.push({ type: 'input_text', text: item.content });
   for (const part of item.parts ?? []) {
-    const converted = resourcePartContent(part);
+    const converted =
+      part.type === 'attachment'
+        ? attachmentContent(part, attachments, OPENAI_RESPONSES_ATTACHMENT_LIMITS)
+        : resourcePartContent(part);
+    if (converted.kind === 'file') {
+      content.push({
+        type: 'input_file',
+        filename: converted.name,
+        file_data: `data:${converted.mimeType};base64,${converted.data}`,
+      });
+      continue;
+    }
     if (converted.kind === 'text') {
       content.push({ type: 'input_text', text: converted.text });
     } else {

@@ -1,5 +1,6 @@
 import type { AgentEndpoint, AgentThreads } from '../agent/agent-endpoint.ts';
 import type { ExecuteInput } from '../agent/agent-options.ts';
+import { isUserMessageInput } from '../agent/attachment-input.ts';
 import type { RunHandle } from '../agent/run-result.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { BranchSelection, RunRecord, ThreadSummary } from '../history/history-store.ts';
@@ -117,6 +118,13 @@ class RemoteAgent implements AgentEndpoint {
     };
     if (input.resolutions === undefined) {
       const messages = Array.isArray(input.messages) ? input.messages : [input.messages];
+      if (messages.some(isUserMessageInput)) {
+        throw new SwitchboardError(
+          'invalid_input',
+          'A remote agent does not carry attached files yet: send text and resources only.',
+          { details: { reason: 'remote_agent_option' } },
+        );
+      }
       if (messages.length === 0) {
         throw new SwitchboardError('invalid_input', 'execute() needs at least one message.');
       }

@@ -152,8 +152,23 @@ export interface SwitchboardErrorDetails {
   };
   /** The run's `maxTurns`. */
   max_turns_exceeded: { maxTurns: number };
-  /** What was invalid (an error name). */
-  invalid_input: { reason: string };
+  /**
+   * What was invalid (an error name). A refused attachment (docs/conversations.md,
+   * "Attachments") has `reason` `attachment_too_large`, `attachment_type_not_accepted`,
+   * `attachment_type_unknown` or `attachments_not_kept`, and `attachment`: the file's `name`,
+   * `mimeType` and `size` (bytes), the limit it broke (`maxBytes`) and the refusing `model`
+   * (`provider/modelId`).
+   */
+  invalid_input: {
+    reason: string;
+    attachment?: {
+      name: string;
+      mimeType: string;
+      size: number;
+      maxBytes?: number;
+      model?: string;
+    };
+  };
   /** The call id that was answered. */
   unknown_call_id: { callId: string };
   /** The call id that was answered. */

@@ -30,14 +30,40 @@ export interface MessageResourcePart {
   server?: string;
 }
 
+/**
+ * A file or image the user attached to a message (docs/conversations.md, "Attachments"). The
+ * bytes are not here: they live in the history store's `AttachmentStore` under `attachmentId`
+ * (the SHA-256 digest of the bytes, lowercase hex, unique within the thread), so a thread row
+ * stays small whatever is attached. Each provider adapter reads the bytes when it sends the
+ * request and converts the part to its own format (an image, a document, or a reference naming
+ * the file when its bytes are gone). Never dropped.
+ */
+export interface MessageAttachmentPart {
+  type: 'attachment';
+  /** Key of the bytes in the thread's attachment store: their SHA-256 digest, lowercase hex. */
+  attachmentId: string;
+  /** The file's name as the user gave it (`File.name`), for people and for providers that ask. */
+  name: string;
+  /** The bytes' MIME type, e.g. `image/png`, `application/pdf`. */
+  mimeType: string;
+  /** The size of the bytes. */
+  size: number;
+}
+
+/** A part of a user message after its text: an MCP resource or an attached file. */
+export type MessagePart = MessageResourcePart | MessageAttachmentPart;
+
 /** A text message from the user, the assistant or the system. */
 export interface MessageItem {
   type: 'message';
   role: 'user' | 'assistant' | 'system';
   /** Plain text; rendered as text, never as HTML. */
   content: string;
-  /** Resources attached to a user message as context, in order after `content`. */
-  parts?: MessageResourcePart[];
+  /**
+   * Resources and files attached to a user message, in order after `content` (files as
+   * references to their bytes, see {@link MessageAttachmentPart}).
+   */
+  parts?: MessagePart[];
   /**
    * Set on model context an MCP Apps view sent (`ui/update-model-context`,
    * `Agent.updateModelContextFromApp`): untrusted text written by the app, not the user. The
