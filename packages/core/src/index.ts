@@ -55,6 +55,7 @@ export type {
   ToolResultChunk,
 } from './agent/chunks.ts';
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
+export { inProcessSteps, type StepRunner } from './agent/step-runner.ts';
 export { AgentChat, type ChatSnapshot, type ChatStatus } from './chat/agent-chat.ts';
 export type {
   ChatMessage,

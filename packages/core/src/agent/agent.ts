@@ -143,6 +143,8 @@ export class Agent {
       owner: this.#owner,
       modelRetry,
       fallbackModels: input.fallbackModels ?? this.options.fallbackModels ?? [],
+      ...(input.steps === undefined ? {} : { steps: input.steps }),
+      ...(input.runId === undefined ? {} : { runId: input.runId }),
     });
     void handle.result().finally(() => {
       this.#activeThreads.delete(threadId);

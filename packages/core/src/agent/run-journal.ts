@@ -26,6 +26,12 @@ export interface RunJournalOptions {
   owner: string;
   /** How long a claim lasts without renewal (ms). */
   leaseMs: number;
+  /**
+   * Steps are journaled by a durable engine (`StepRunner.durable`): no lease renewals and no
+   * writes while a turn's calls run, whose moments depend on timing (a replay must make the
+   * same writes in the same order). Default false.
+   */
+  durable?: boolean;
 }
 
 /**
@@ -45,6 +51,7 @@ export class RunJournal {
   readonly #channel: ReplayChannel<Chunk>;
   readonly #owner: string;
   readonly #leaseMs: number;
+  readonly #durable: boolean;
   /** The run's id; set by {@link beginNew} or {@link continuePaused}. */
   runId = '';
   #sequence = 0;
@@ -79,6 +86,7 @@ export class RunJournal {
     this.#channel = options.channel;
     this.#owner = options.owner;
     this.#leaseMs = options.leaseMs;
+    this.#durable = options.durable === true;
   }
 
   /** Items of the thread before this run. */
@@ -109,8 +117,8 @@ export class RunJournal {
   }
 
   /** Prepares a new run after the thread's `runs`, starting with `messages`. */
-  beginNew(runs: readonly RunRecord[], messages: readonly Item[]): void {
-    this.runId = crypto.randomUUID();
+  beginNew(runs: readonly RunRecord[], messages: readonly Item[], runId?: string): void {
+    this.runId = runId ?? crypto.randomUUID();
     this.#previous = runs.flatMap((run) => run.items);
     this.#activated = runs.at(-1)?.state?.activatedTools ?? [];
     this.#output = [...messages];
@@ -187,6 +195,7 @@ export class RunJournal {
   settle(output: FunctionCallOutputItem): void {
     if (this.#settled.some((item) => item.callId === output.callId)) return;
     this.#settled.push(output);
+    if (this.#durable) return;
     this.#write('running', 'save the run').catch(() => undefined);
   }
 
@@ -198,6 +207,7 @@ export class RunJournal {
   keepResumable(pending: PendingCall): void {
     const callId = pending.call.callId;
     this.#resumable = [...this.#resumable.filter((entry) => entry.call.callId !== callId), pending];
+    if (this.#durable) return;
     this.#write('running', 'save the run').catch(() => undefined);
   }
 
@@ -380,7 +390,7 @@ export class RunJournal {
   }
 
   #startHeartbeat(): void {
-    if (this.#heartbeat !== undefined) return;
+    if (this.#heartbeat !== undefined || this.#durable) return;
     let renewing = false;
     this.#heartbeat = setInterval(
       () => {

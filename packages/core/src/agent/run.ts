@@ -29,6 +29,9 @@ import type { RunHandle, RunResult } from './run-result.ts';
 import { ToolCalls, runHook } from './tool-calls.ts';
 import { RunToolset } from './run-toolset.ts';
 import type { Toolset } from './toolset.ts';
+import { replayModelStep, type ModelStepRecord } from './model-step.ts';
+import { fromStepFailure, inProcessSteps, runStep, toStepFailure } from './step-runner.ts';
+import type { StepRunner } from './step-runner.ts';
 
 const DEFAULT_MAX_TURNS = 50;
 
@@ -51,6 +54,10 @@ export interface RunSetup {
   modelRetry: ResolvedModelRetryPolicy;
   /** The models to fall back to after `agent.model`, in order. */
   fallbackModels: readonly Model[];
+  /** How the run's steps run (default {@link inProcessSteps}); see `ExecuteInput.steps`. */
+  steps?: StepRunner;
+  /** The new run's id (default random); see `ExecuteInput.runId`. */
+  runId?: string;
 }
 
 /** Starts the loop in the background and returns its handle (see `Agent.execute`). */
@@ -65,8 +72,9 @@ export function startRun(setup: RunSetup): RunHandle {
     channel,
     owner: setup.owner,
     leaseMs: setup.agent.leaseMs ?? DEFAULT_LEASE_MS,
+    durable: setup.steps?.durable === true,
   });
-  if (setup.resolutions === undefined) journal.runId = crypto.randomUUID();
+  if (setup.resolutions === undefined) journal.runId = setup.runId ?? crypto.randomUUID();
   const run = new Run(setup, journal, link.signal);
   const resultPromise = run.execute().finally(() => {
     link.dispose();
@@ -98,9 +106,11 @@ class Run {
   readonly #models: readonly Model[];
   /** The model serving this run: a fallback that answered stays for the run's later turns. */
   #modelIndex = 0;
+  readonly #steps: StepRunner;
 
   constructor(setup: RunSetup, journal: RunJournal, signal: AbortSignal) {
     this.#setup = setup;
+    this.#steps = setup.steps ?? inProcessSteps;
     this.#journal = journal;
     this.#signal = signal;
     this.#models = [setup.agent.model, ...setup.fallbackModels];
@@ -109,6 +119,7 @@ class Run {
       journal,
       runContext: setup.runContext,
       signal,
+      steps: this.#steps,
     });
   }
 
@@ -160,7 +171,7 @@ class Run {
               `(lease until ${new Date(last.lease?.expiresAt ?? 0).toISOString()}).`,
           );
         }
-        journal.beginNew(runs, this.#setup.messages ?? []);
+        journal.beginNew(runs, this.#setup.messages ?? [], this.#setup.runId);
         journal.emitStarted();
         await journal.claim();
       }
@@ -188,6 +199,7 @@ class Run {
         runContext: this.#setup.runContext,
         signal: this.#signal,
         activated: journal.activated,
+        steps: this.#steps,
         // A resumed run knew its paused calls' tools: one gone now was removed while it waited.
         known: (paused?.state?.pending ?? []).flatMap((entry) =>
           entry.interrupt.server === undefined
@@ -357,17 +369,56 @@ class Run {
     );
     if (changed !== undefined && changed !== null) request = changed;
 
+    // One step (docs/architecture.md, "Steps"): a durable runner journals the answer, and a
+    // replay applies what the step added to the journal instead of calling the model again.
+    const record: ModelStepRecord = { items: [], usage: [], failures: [] };
+    let thrown: unknown;
+    const step = await runStep(this.#steps, `model:${turn}`, async () => {
+      const before = journal.output.length;
+      try {
+        const { value, modelIndex } = await this.#callModelWithRetries(request, record);
+        record.answer = { ...value, modelIndex };
+      } catch (error) {
+        thrown = error;
+        record.failure = toStepFailure(error);
+      }
+      record.items = journal.output.slice(before);
+      return record;
+    });
+    if (step.replayed) replayModelStep(journal, step.value);
+    if (step.value.failure !== undefined) throw thrown ?? fromStepFailure(step.value.failure);
+    const { modelIndex, ...answer } = step.value.answer as NonNullable<ModelStepRecord['answer']>;
+    this.#modelIndex = modelIndex;
+    const { calls, text, usage } = answer;
+    if (text !== '') journal.emit({ type: 'text.done', text });
+    throwIfAborted(this.#signal);
+    await runHook('afterModelCall', () =>
+      agent.hooks?.afterModelCall?.({
+        ...this.#scope,
+        turn,
+        text,
+        calls,
+        ...(usage === undefined ? {} : { usage }),
+      }),
+    );
+    return calls;
+  }
+
+  /** The model call of {@link #callModel} with its retries and fallbacks, noted in `record`. */
+  #callModelWithRetries(request: ModelRequest, record: ModelStepRecord) {
+    const journal = this.#journal;
     // Tools of a turn start only after its model call ended, so no retry here ever follows a
     // tool that ran (docs/architecture.md, "Retries and fallbacks").
-    const { value: answer, modelIndex } = await callModelWithRetries({
+    return callModelWithRetries({
       models: this.#models,
       start: this.#modelIndex,
       policy: this.#setup.modelRetry,
       signal: this.#signal,
-      attempt: (model, output) => this.#streamAnswer(model, request, output),
+      attempt: (model, output) => this.#streamAnswer(model, request, output, record.usage),
       onFailure: (note) => {
-        const { maxAttempts, ...record } = note;
-        journal.noteModelFailure(record);
+        const { maxAttempts, ...failure } = note;
+        journal.noteModelFailure(failure);
+        record.failures.push(failure);
         const facts = {
           reason: note.message,
           code: note.code,
@@ -387,20 +438,6 @@ class Run {
         }
       },
     });
-    this.#modelIndex = modelIndex;
-    const { calls, text, usage } = answer;
-    if (text !== '') journal.emit({ type: 'text.done', text });
-    throwIfAborted(this.#signal);
-    await runHook('afterModelCall', () =>
-      agent.hooks?.afterModelCall?.({
-        ...this.#scope,
-        turn,
-        text,
-        calls,
-        ...(usage === undefined ? {} : { usage }),
-      }),
-    );
-    return calls;
   }
 
   /**
@@ -412,6 +449,7 @@ class Run {
     model: Model,
     request: ModelRequest,
     output: AttemptOutput,
+    usages: Usage[],
   ): Promise<{ calls: FunctionCallItem[]; text: string; usage: Usage | undefined }> {
     const journal = this.#journal;
     const calls: FunctionCallItem[] = [];
@@ -446,6 +484,7 @@ class Run {
         } else {
           usage = event.usage;
           journal.addUsage(event.usage);
+          if (event.usage !== undefined) usages.push(event.usage);
         }
       }
     } finally {
