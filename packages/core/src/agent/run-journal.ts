@@ -32,6 +32,8 @@ export interface RunJournalOptions {
    * same writes in the same order). Default false.
    */
   durable?: boolean;
+  /** False while a durable engine replays the run: chunks are numbered, not pushed. */
+  live?: () => boolean;
 }
 
 /**
@@ -52,6 +54,7 @@ export class RunJournal {
   readonly #owner: string;
   readonly #leaseMs: number;
   readonly #durable: boolean;
+  readonly #live: (() => boolean) | undefined;
   /** The run's id; set by {@link beginNew} or {@link continuePaused}. */
   runId = '';
   #sequence = 0;
@@ -87,6 +90,7 @@ export class RunJournal {
     this.#owner = options.owner;
     this.#leaseMs = options.leaseMs;
     this.#durable = options.durable === true;
+    this.#live = options.live;
   }
 
   /** Items of the thread before this run. */
@@ -152,6 +156,10 @@ export class RunJournal {
 
   /** Emits one chunk, numbered after the previous one. */
   emit(payload: ChunkPayload): void {
+    if (this.#live?.() === false) {
+      this.#sequence++;
+      return;
+    }
     this.#channel.push({ ...payload, runId: this.runId, sequence: this.#sequence++ } as Chunk);
   }
 

@@ -73,6 +73,7 @@ export function startRun(setup: RunSetup): RunHandle {
     owner: setup.owner,
     leaseMs: setup.agent.leaseMs ?? DEFAULT_LEASE_MS,
     durable: setup.steps?.durable === true,
+    ...(setup.steps?.live === undefined ? {} : { live: () => setup.steps?.live?.() !== false }),
   });
   if (setup.resolutions === undefined) journal.runId = setup.runId ?? crypto.randomUUID();
   const run = new Run(setup, journal, link.signal);

@@ -28,6 +28,12 @@ export interface StepRunner {
    * replay; the engine, not the lease, tells whether a run is alive. Default false.
    */
   readonly durable?: boolean;
+  /**
+   * False while a durable engine replays the run up to where it had come: the run then pushes
+   * no chunk to its handle (those chunks reached their readers when the steps really ran; a
+   * replay only rebuilds the run's state). Default: always live.
+   */
+  live?(): boolean;
 }
 
 /** Today's behaviour: each step simply runs, in this process. */

@@ -1,0 +1,24 @@
+import type * as restate from '@restatedev/restate-sdk';
+import type { StepRunner } from '@switchboard/core';
+
+/**
+ * A {@link StepRunner} that journals every step of a run in Restate with `ctx.run`: after a
+ * crash, Restate replays the handler on any worker and each journaled step returns its stored
+ * result — a model call or tool call whose result is journaled never runs again. A step whose
+ * result was not journaled yet (the worker died while it ran) runs again: Restate's
+ * at-least-once for the step in flight, so a tool with side effects should be idempotent or
+ * guarded by approval (docs/scale.md, "Durable runs on Restate").
+ *
+ * `live()` is false while the SDK replays the journal (`isProcessing()`), so the run emits no
+ * chunk twice.
+ */
+export function restateSteps(ctx: restate.Context): StepRunner {
+  const internal = ctx as restate.Context & { isProcessing?: () => boolean };
+  return {
+    durable: true,
+    // Our steps never throw (failures are part of their results), so Restate never retries a
+    // finished step; a thrown error here is a bug and Restate's retry shows it in its logs.
+    run: (name, step) => ctx.run(name, step),
+    live: () => internal.isProcessing?.() !== false,
+  };
+}
