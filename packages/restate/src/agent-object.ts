@@ -52,9 +52,7 @@ export interface AgentWait {
 
 /** What wakes a waiting `run` handler. */
 type Wake =
-  | { type: 'resolve'; resolutions: Resolution[] }
-  | { type: 'abandon' }
-  | { type: 'cancel' };
+  { type: 'resolve'; resolutions: Resolution[] } | { type: 'abandon' } | { type: 'cancel' };
 
 const WAIT = 'wait';
 
@@ -76,25 +74,17 @@ export function agentObject(options: AgentObjectOptions) {
     name: options.name ?? 'switchboardAgent',
     handlers: {
       run: restate.handlers.object.exclusive(
-        { explicitCancellation: true },
         async (ctx: restate.ObjectContext, input: AgentRunInput): Promise<AgentRunOutput> => {
           const threadId = ctx.key;
           const controller = new AbortController();
-          const internal = ctx as unknown as restate.internal.ContextInternal;
-          const cancelled = internal.cancellation().map((): Wake => {
-            controller.abort();
-            return { type: 'cancel' };
-          });
-          cancelled.then(
-            () => undefined,
-            () => undefined,
-          );
           const agent = new Agent({
             ...options.agent,
             history: journaledHistory(options.history, ctx),
             leaseMs: DURABLE_LEASE_MS,
           });
-          const steps = restateSteps(ctx);
+          // A cancelled invocation (`stop()`) rejects the step being awaited: the run stops, and
+          // its last writes (each call's output) are steps again, which Restate still runs.
+          const steps = restateSteps(ctx, () => controller.abort());
           const execute = async (
             part: { messages: MessageItem[]; runId: string } | { resolutions: Resolution[] },
           ): Promise<RunResult> => {
@@ -121,7 +111,14 @@ export function agentObject(options: AgentObjectOptions) {
               awakeableId: awakeable.id,
               invocationId: ctx.request().id,
             });
-            const wake = await restate.RestatePromise.race([awakeable.promise, cancelled]);
+            let wake: Wake;
+            try {
+              wake = await awakeable.promise;
+            } catch (error) {
+              if (!(error instanceof restate.CancelledError)) throw error;
+              // Stopping a paused run leaves the pause stored and answerable (as `Agent` does).
+              wake = { type: 'cancel' };
+            }
             ctx.clear(WAIT);
             if (wake.type !== 'resolve') break;
             result = await execute({ resolutions: wake.resolutions });

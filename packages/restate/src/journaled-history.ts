@@ -6,7 +6,8 @@ import {
   type SwitchboardErrorCode,
 } from '@switchboard/core';
 
-type Outcome<T> = { ok: true; value: T } | { ok: false; code: SwitchboardErrorCode; message: string };
+type Outcome<T> =
+  { ok: true; value: T } | { ok: false; code: SwitchboardErrorCode; message: string };
 
 /**
  * `history` with every read and write of a run journaled as a Restate step, so a replay sees
@@ -40,7 +41,6 @@ export function journaledHistory(history: HistoryStore, ctx: restate.Context): H
     listThreads: () => step('history.listThreads', () => history.listThreads()),
     renameThread: (threadId, title) =>
       step('history.renameThread', () => history.renameThread(threadId, title)),
-    deleteThread: (threadId) =>
-      step('history.deleteThread', () => history.deleteThread(threadId)),
+    deleteThread: (threadId) => step('history.deleteThread', () => history.deleteThread(threadId)),
   };
 }

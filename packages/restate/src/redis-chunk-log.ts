@@ -79,8 +79,7 @@ export class RedisChunkLog {
       for (;;) {
         if (options.signal?.aborted === true) return;
         const answer = (await client.xRead({ key, id: lastId }, { BLOCK: this.#pollMs })) as
-          | { messages: { id: string; message: Record<string, string> }[] }[]
-          | null;
+          { messages: { id: string; message: Record<string, string> }[] }[] | null;
         for (const message of answer?.[0]?.messages ?? []) {
           lastId = message.id;
           const chunk = chunkFromJson(JSON.parse(message.message['chunk'] ?? 'null') as Chunk);
@@ -114,7 +113,10 @@ export class RedisChunkLog {
         () => client as RedisClientType,
         (error: unknown) => {
           this.#client = undefined;
-          throw new SwitchboardError('connection_refused', `Redis at ${this.#url}: ${String(error)}`);
+          throw new SwitchboardError(
+            'connection_refused',
+            `Redis at ${this.#url}: ${String(error)}`,
+          );
         },
       );
     }

@@ -54,9 +54,13 @@ export function restateAgent(options: RestateAgentOptions) {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw new SwitchboardError('connection_refused', `Restate ingress at ${url}: ${String(error)}`, {
-        cause: error,
-      });
+      throw new SwitchboardError(
+        'connection_refused',
+        `Restate ingress at ${url}: ${String(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     if (!response.ok) {
       throw new SwitchboardError(
@@ -91,7 +95,9 @@ export function restateAgent(options: RestateAgentOptions) {
       if (input.resolutions === undefined) {
         const messages = (Array.isArray(input.messages) ? input.messages : [input.messages]).map(
           (message): MessageItem =>
-            typeof message === 'string' ? { type: 'message', role: 'user', content: message } : message,
+            typeof message === 'string'
+              ? { type: 'message', role: 'user', content: message }
+              : message,
         );
         if (messages.length === 0) {
           throw new SwitchboardError('invalid_input', 'execute() needs at least one message.');
