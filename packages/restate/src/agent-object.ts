@@ -2,6 +2,7 @@ import * as restate from '@restatedev/restate-sdk';
 import {
   Agent,
   type AgentOptions,
+  type Chunk,
   type HistoryStore,
   type MessageItem,
   type Resolution,
@@ -170,7 +171,7 @@ export type AgentObject = ReturnType<typeof agentObject>;
 async function pump(
   log: RedisChunkLog,
   threadId: string,
-  chunks: AsyncIterable<import('@switchboard/core').Chunk>,
+  chunks: AsyncIterable<Chunk>,
 ): Promise<void> {
   for await (const chunk of chunks) {
     try {

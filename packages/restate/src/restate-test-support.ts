@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ModelScript } from '@switchboard/fixtures';
 
@@ -137,5 +138,37 @@ export async function startWorker(
       child.kill('SIGKILL');
       await exited;
     },
+  };
+}
+
+/** A TCP proxy on 127.0.0.1 that hands each new connection to the next of `ports` in turn. */
+export async function startRoundRobinProxy(
+  ports: readonly number[],
+): Promise<{ port: number; close(): Promise<void> }> {
+  let next = 0;
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((client) => {
+    const target = connect(ports[next++ % ports.length] ?? 0, '127.0.0.1');
+    sockets.add(client);
+    sockets.add(target);
+    client.pipe(target).pipe(client);
+    const end = () => {
+      client.destroy();
+      target.destroy();
+      sockets.delete(client);
+      sockets.delete(target);
+    };
+    client.on('error', end).on('close', end);
+    target.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
