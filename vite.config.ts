@@ -8,9 +8,10 @@ import { defineConfig } from 'vitest/config';
 const sourceCondition = '@switchboard/source';
 
 /**
- * Root Vitest config. Five projects (docs/architecture.md, "The repository"):
+ * Root Vitest config. Six projects (docs/architecture.md, "The repository"):
  * - core-node: the core package under Node, including integration tests against real servers.
  * - stores: @switchboard/redis and @switchboard/postgres against real servers they start.
+ * - durable: @switchboard/restate against a real Restate server, PostgreSQL and Redis.
  * - core-browser-like: core tests that need browser globals (DOM, IndexedDB via fake-indexeddb).
  * - react: hooks and components under jsdom.
  * - playground: the playground's components under jsdom.
@@ -45,6 +46,17 @@ export default defineConfig({
           include: ['packages/redis/src/**/*.test.ts', 'packages/postgres/src/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        // Inherit the root's resolve conditions (the workspace packages from source).
+        extends: true,
+        test: {
+          name: 'durable',
+          environment: 'node',
+          include: ['packages/restate/src/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
       {

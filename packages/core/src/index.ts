@@ -66,6 +66,7 @@ export type {
   ToolNestedChunk,
 } from './agent/chunks.ts';
 export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
+export { inProcessSteps, type StepRunner } from './agent/step-runner.ts';
 export {
   AgentChat,
   type ChatSendOptions,

@@ -7,6 +7,7 @@ import type { MessageItem } from '../vocabulary/items.ts';
 import type { UserMessageInput } from './attachment-input.ts';
 import type { AgentHooks } from './hooks.ts';
 import type { ModelRetryPolicy } from './model-retry-policy.ts';
+import type { StepRunner } from './step-runner.ts';
 
 /**
  * Decides for every tool call whether a human must approve it, on top of each tool's own
@@ -109,6 +110,17 @@ interface ExecuteInputBase {
    * by `Agent.asTool`; a resume keeps the link of the paused row.
    */
   parentCall?: ParentCallRef;
+  /**
+   * How this run's steps run — each model call, tool execution (an MCP call is one) and MCP
+   * listing (docs/architecture.md, "Steps"). Default `inProcessSteps`: today's loop. A durable
+   * host passes a runner that journals each step (`@switchboard/restate`).
+   */
+  steps?: StepRunner;
+  /**
+   * The id of the new run (default a random UUID); ignored on a resume, which keeps the paused
+   * run's id. A durable host passes one it journaled, so a replay continues the same run.
+   */
+  runId?: string;
 }
 
 /**

@@ -166,6 +166,8 @@ export class Agent implements AgentEndpoint {
       ...(input.resolutions === undefined ? {} : { resolutions: input.resolutions }),
       ...(input.parentRunId === undefined ? {} : { parentRunId: input.parentRunId }),
       parentCall: input.parentCall,
+      ...(input.steps === undefined ? {} : { steps: input.steps }),
+      ...(input.runId === undefined ? {} : { runId: input.runId }),
       runContext: input.runContext,
       signal: input.signal,
       modelRetry,

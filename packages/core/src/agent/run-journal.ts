@@ -30,6 +30,14 @@ export interface RunJournalOptions {
   leaseMs: number;
   /** The parent run's call when this run is a sub-agent's (see `RunRecord.parentCall`). */
   parentCall?: ParentCallRef | undefined;
+  /**
+   * Steps are journaled by a durable engine (`StepRunner.durable`): no lease renewals and no
+   * writes while a turn's calls run, whose moments depend on timing (a replay must make the
+   * same writes in the same order). Default false.
+   */
+  durable?: boolean;
+  /** False while a durable engine replays the run: chunks are numbered, not pushed. */
+  live?: () => boolean;
 }
 
 /**
@@ -49,6 +57,8 @@ export class RunJournal {
   readonly #channel: ReplayChannel<Chunk>;
   readonly #owner: string;
   readonly #leaseMs: number;
+  readonly #durable: boolean;
+  readonly #live: (() => boolean) | undefined;
   /** The run's id; set by {@link beginNew} or {@link continuePaused}. */
   runId = '';
   #sequence = 0;
@@ -87,6 +97,8 @@ export class RunJournal {
     this.#channel = options.channel;
     this.#owner = options.owner;
     this.#leaseMs = options.leaseMs;
+    this.#durable = options.durable === true;
+    this.#live = options.live;
   }
 
   /** Items of the thread before this run. */
@@ -166,6 +178,10 @@ export class RunJournal {
 
   /** Emits one chunk, numbered after the previous one. */
   emit(payload: ChunkPayload): void {
+    if (this.#live?.() === false) {
+      this.#sequence++;
+      return;
+    }
     this.#channel.push({ ...payload, runId: this.runId, sequence: this.#sequence++ } as Chunk);
   }
 
@@ -209,6 +225,7 @@ export class RunJournal {
   settle(output: FunctionCallOutputItem): void {
     if (this.#settled.some((item) => item.callId === output.callId)) return;
     this.#settled.push(output);
+    if (this.#durable) return;
     this.#write('running', 'save the run').catch(() => undefined);
   }
 
@@ -220,6 +237,7 @@ export class RunJournal {
   keepResumable(pending: PendingCall): void {
     const callId = pending.call.callId;
     this.#resumable = [...this.#resumable.filter((entry) => entry.call.callId !== callId), pending];
+    if (this.#durable) return;
     this.#write('running', 'save the run').catch(() => undefined);
   }
 
@@ -404,7 +422,7 @@ export class RunJournal {
   }
 
   #startHeartbeat(): void {
-    if (this.#heartbeat !== undefined) return;
+    if (this.#heartbeat !== undefined || this.#durable) return;
     let renewing = false;
     this.#heartbeat = setInterval(
       () => {

@@ -4,6 +4,8 @@ import type { McpServer } from '../mcp/mcp-server.ts';
 import type { Tool } from '../tools/tool-types.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { Toolset } from './toolset.ts';
+import { fromStepFailure, inProcessSteps, runStep, toStepFailure } from './step-runner.ts';
+import type { StepFailure, StepRunner } from './step-runner.ts';
 
 /** What a {@link RunToolset} needs from its run. */
 export interface RunToolsetSetup {
@@ -19,6 +21,8 @@ export interface RunToolsetSetup {
   known?: Iterable<readonly [name: string, server: string]>;
   /** A server waits for the user to sign in: the run goes on without its tools. */
   onNeedsAuth(server: string, message: string): void;
+  /** Each listing is one step (`mcp.list:<server>`); default in process. */
+  steps?: StepRunner;
 }
 
 /** One server's tools as the run last read them. */
@@ -103,12 +107,7 @@ export class RunToolset {
     const shown = server.getSnapshot().tools;
     if (last?.failure !== undefined && last.failure.shown === shown) return last;
     try {
-      return {
-        tools: await server.listTools({
-          signal: this.#setup.signal,
-          runContext: this.#setup.runContext,
-        }),
-      };
+      return { tools: await this.#list(server) };
     } catch (error) {
       if (this.#setup.signal.aborted) throw error;
       const needsAuth = isSwitchboardError(error, 'needs_auth');
@@ -120,5 +119,35 @@ export class RunToolset {
       }
       return { tools: last?.tools ?? [], failure: { shown } };
     }
+  }
+
+  /**
+   * One listing step. The step's result is the listed names (tools carry functions, which no
+   * journal keeps): a replayed step takes the tools of those names from the server's listing
+   * (its catalogue or schema cache), so a replayed run offers the model the tools it had.
+   */
+  async #list(server: McpServer): Promise<readonly Tool[]> {
+    const options = { signal: this.#setup.signal, runContext: this.#setup.runContext };
+    const steps = this.#setup.steps ?? inProcessSteps;
+    if (steps === inProcessSteps) return await server.listTools(options);
+    let listed: readonly Tool[] = [];
+    let thrown: unknown;
+    const step = await runStep(
+      steps,
+      `mcp.list:${server.name}`,
+      async (): Promise<{ names: string[] } | { failure: StepFailure }> => {
+        try {
+          listed = await server.listTools(options);
+          return { names: listed.map((candidate) => candidate.name) };
+        } catch (error) {
+          thrown = error;
+          return { failure: toStepFailure(error) };
+        }
+      },
+    );
+    if ('failure' in step.value) throw thrown ?? fromStepFailure(step.value.failure);
+    if (!step.replayed) return listed;
+    const names = new Set(step.value.names);
+    return (await server.listTools(options)).filter((candidate) => names.has(candidate.name));
   }
 }

@@ -45,6 +45,9 @@ import type { RunHandle, RunResult } from './run-result.ts';
 import { ToolCalls, runHook } from './tool-calls.ts';
 import { RunToolset } from './run-toolset.ts';
 import { Toolset } from './toolset.ts';
+import { replayModelStep, type ModelStepRecord } from './model-step.ts';
+import { fromStepFailure, inProcessSteps, runStep, toStepFailure } from './step-runner.ts';
+import type { StepRunner } from './step-runner.ts';
 
 const DEFAULT_MAX_TURNS = 50;
 
@@ -75,6 +78,10 @@ export interface RunSetup {
   appCall?: AppCallRequest;
   /** The parent run's call when this run is a sub-agent's (see `RunRecord.parentCall`). */
   parentCall?: ParentCallRef | undefined;
+  /** How the run's steps run (default {@link inProcessSteps}); see `ExecuteInput.steps`. */
+  steps?: StepRunner;
+  /** The new run's id (default random); see `ExecuteInput.runId`. */
+  runId?: string;
 }
 
 /** Starts the loop in the background and returns its handle (see `Agent.execute`). */
@@ -90,8 +97,10 @@ export function startRun(setup: RunSetup): RunHandle {
     owner: setup.owner,
     leaseMs: setup.agent.leaseMs ?? DEFAULT_LEASE_MS,
     parentCall: setup.parentCall,
+    durable: setup.steps?.durable === true,
+    ...(setup.steps?.live === undefined ? {} : { live: () => setup.steps?.live?.() !== false }),
   });
-  if (setup.resolutions === undefined) journal.runId = crypto.randomUUID();
+  if (setup.resolutions === undefined) journal.runId = setup.runId ?? crypto.randomUUID();
   const run = new Run(setup, journal, link.signal);
   const resultPromise = run.execute().finally(() => {
     link.dispose();
@@ -125,9 +134,11 @@ class Run {
   #modelIndex = 0;
   /** Set for a run of one call an MCP Apps view made (new or resumed): it never calls a model. */
   #appCall: AppCall | undefined;
+  readonly #steps: StepRunner;
 
   constructor(setup: RunSetup, journal: RunJournal, signal: AbortSignal) {
     this.#setup = setup;
+    this.#steps = setup.steps ?? inProcessSteps;
     this.#journal = journal;
     this.#signal = signal;
     this.#models = [setup.agent.model, ...setup.fallbackModels];
@@ -136,6 +147,7 @@ class Run {
       journal,
       runContext: setup.runContext,
       signal,
+      steps: this.#steps,
     });
   }
 
@@ -237,6 +249,7 @@ class Run {
         runContext: this.#setup.runContext,
         signal: this.#signal,
         activated: journal.activated,
+        steps: this.#steps,
         // A resumed run knew its paused calls' tools: one gone now was removed while it waited.
         known: (paused?.state?.pending ?? []).flatMap((entry) =>
           entry.interrupt.server === undefined
@@ -433,17 +446,56 @@ class Run {
     );
     if (changed !== undefined && changed !== null) request = changed;
 
+    // One step (docs/architecture.md, "Steps"): a durable runner journals the answer, and a
+    // replay applies what the step added to the journal instead of calling the model again.
+    const record: ModelStepRecord = { items: [], usage: [], failures: [] };
+    let thrown: unknown;
+    const step = await runStep(this.#steps, `model:${turn}`, async () => {
+      const before = journal.output.length;
+      try {
+        const { value, modelIndex } = await this.#callModelWithRetries(request, record);
+        record.answer = { ...value, modelIndex };
+      } catch (error) {
+        thrown = error;
+        record.failure = toStepFailure(error);
+      }
+      record.items = journal.output.slice(before);
+      return record;
+    });
+    if (step.replayed) replayModelStep(journal, step.value);
+    if (step.value.failure !== undefined) throw thrown ?? fromStepFailure(step.value.failure);
+    const { modelIndex, ...answer } = step.value.answer as NonNullable<ModelStepRecord['answer']>;
+    this.#modelIndex = modelIndex;
+    const { calls, text, usage } = answer;
+    if (text !== '') journal.emit({ type: 'text.done', text });
+    throwIfAborted(this.#signal);
+    await runHook('afterModelCall', () =>
+      agent.hooks?.afterModelCall?.({
+        ...this.#scope,
+        turn,
+        text,
+        calls,
+        ...(usage === undefined ? {} : { usage }),
+      }),
+    );
+    return calls;
+  }
+
+  /** The model call of {@link #callModel} with its retries and fallbacks, noted in `record`. */
+  #callModelWithRetries(request: ModelRequest, record: ModelStepRecord) {
+    const journal = this.#journal;
     // Tools of a turn start only after its model call ended, so no retry here ever follows a
     // tool that ran (docs/architecture.md, "Retries and fallbacks").
-    const { value: answer, modelIndex } = await callModelWithRetries({
+    return callModelWithRetries({
       models: this.#models,
       start: this.#modelIndex,
       policy: this.#setup.modelRetry,
       signal: this.#signal,
-      attempt: (model, output) => this.#streamAnswer(model, request, output),
+      attempt: (model, output) => this.#streamAnswer(model, request, output, record.usage),
       onFailure: (note) => {
-        const { maxAttempts, ...record } = note;
-        journal.noteModelFailure(record);
+        const { maxAttempts, ...failure } = note;
+        journal.noteModelFailure(failure);
+        record.failures.push(failure);
         const facts = {
           reason: note.message,
           code: note.code,
@@ -463,20 +515,6 @@ class Run {
         }
       },
     });
-    this.#modelIndex = modelIndex;
-    const { calls, text, usage } = answer;
-    if (text !== '') journal.emit({ type: 'text.done', text });
-    throwIfAborted(this.#signal);
-    await runHook('afterModelCall', () =>
-      agent.hooks?.afterModelCall?.({
-        ...this.#scope,
-        turn,
-        text,
-        calls,
-        ...(usage === undefined ? {} : { usage }),
-      }),
-    );
-    return calls;
   }
 
   /**
@@ -488,6 +526,7 @@ class Run {
     model: Model,
     request: ModelRequest,
     output: AttemptOutput,
+    usages: Usage[],
   ): Promise<{ calls: FunctionCallItem[]; text: string; usage: Usage | undefined }> {
     const journal = this.#journal;
     const calls: FunctionCallItem[] = [];
@@ -522,6 +561,7 @@ class Run {
         } else {
           usage = event.usage;
           journal.addUsage(event.usage);
+          if (event.usage !== undefined) usages.push(event.usage);
         }
       }
     } finally {

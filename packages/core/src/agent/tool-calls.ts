@@ -7,6 +7,7 @@ import type { AgentOptions } from './agent-options.ts';
 import type { Chunk } from './chunks.ts';
 import { CallTask, parseArguments, type ApprovalHold } from './call-task.ts';
 import { executeToolCall } from './execute-tool-call.ts';
+import { inProcessSteps, type StepRunner } from './step-runner.ts';
 import type { HookScope } from './hooks.ts';
 import type { Interrupt } from '../vocabulary/interrupts.ts';
 import type { RunJournal } from './run-journal.ts';
@@ -19,6 +20,8 @@ export interface ToolCallsSetup {
   runContext: unknown;
   /** The run's signal: it owns every call it starts or adopts. */
   signal: AbortSignal;
+  /** Each tool execution is one step (`tool:<callId>`); default in process. */
+  steps?: StepRunner;
 }
 
 /**
@@ -187,24 +190,28 @@ export class ToolCalls {
     if (removedBy !== undefined) {
       return await this.#settleOutput(call, tool, removedToolOutput(call.name, removedBy));
     }
-    const result = await executeToolCall(call, tool, {
-      // The call's own signal: aborted by whichever run owns the call when it is stopped.
-      signal: task.signal,
-      threadId: this.#setup.journal.threadId,
-      runId: this.#setup.journal.runId,
-      runContext: this.#setup.runContext,
-      resume,
-      requestInput: (request, resumeState) => task.requestInput(request, resumeState),
-      onProgress: (_call, progress) => task.progress(progress),
-      onNested: (chunk) => task.nested(chunk),
-      onUsage: (usage) => task.usage(usage),
-      keepResumable: (request, resumeState) =>
-        this.#setup.journal.keepResumable({
-          call,
-          interrupt: task.interruptFor(request),
-          resumeState,
-        }),
-    });
+    const steps = this.#setup.steps ?? inProcessSteps;
+    const name = `tool:${call.callId}${resume === undefined ? '' : ':resume'}`;
+    const result = await steps.run(name, () =>
+      executeToolCall(call, tool, {
+        // The call's own signal: aborted by whichever run owns the call when it is stopped.
+        signal: task.signal,
+        threadId: this.#setup.journal.threadId,
+        runId: this.#setup.journal.runId,
+        runContext: this.#setup.runContext,
+        resume,
+        requestInput: (request, resumeState) => task.requestInput(request, resumeState),
+        onProgress: (_call, progress) => task.progress(progress),
+        onNested: (chunk) => task.nested(chunk),
+        onUsage: (usage) => task.usage(usage),
+        keepResumable: (request, resumeState) =>
+          this.#setup.journal.keepResumable({
+            call,
+            interrupt: task.interruptFor(request),
+            resumeState,
+          }),
+      }),
+    );
     if ('kind' in result) return result;
     return await this.#settleOutput(call, tool, result);
   }

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Chunk, Item, RunHandle } from '@switchboard/core';
+import {
+  findFreePort,
+  startPostgresServer,
+  startRedisServer,
+  startRestateServer,
+  startScriptedModelServer,
+  type PostgresTestServer,
+  type RedisTestServer,
+  type RestateTestServer,
+  type ScriptedModelServer,
+} from '@switchboard/fixtures';
+import { PostgresHistoryStore } from '@switchboard/postgres';
+import { RedisChunkLog } from './redis-chunk-log.ts';
+import { restateAgent } from './restate-agent-client.ts';
+import {
+  durableScript,
+  startEffectsServer,
+  startWorker,
+  type EffectsServer,
+  type WorkerProcess,
+} from './restate-test-support.ts';
+
+let restate: RestateTestServer;
+let postgres: PostgresTestServer;
+let redis: RedisTestServer;
+let model: ScriptedModelServer;
+let effects: EffectsServer;
+let history: PostgresHistoryStore;
+let chunks: RedisChunkLog;
+let port: number;
+let environment: Record<string, string>;
+let worker: WorkerProcess | undefined;
+
+async function restartWorker(): Promise<void> {
+  await worker?.kill();
+  worker = await startWorker(port, environment);
+}
+
+function client() {
+  return restateAgent({
+    ingressUrl: restate.ingressUrl,
+    adminUrl: restate.adminUrl,
+    history,
+    chunks,
+  });
+}
+
+async function collect(handle: RunHandle): Promise<Chunk[]> {
+  const seen: Chunk[] = [];
+  for await (const chunk of handle.chunks) seen.push(chunk);
+  return seen;
+}
+
+/** A thread's items without what differs between two runs of one script (none expected). */
+async function itemsOf(threadId: string): Promise<Item[]> {
+  return (await history.loadRuns(threadId)).flatMap((run) => run.items);
+}
+
+beforeAll(async () => {
+  [restate, postgres, redis, model, effects] = await Promise.all([
+    startRestateServer(),
+    startPostgresServer(),
+    startRedisServer(),
+    startScriptedModelServer({ script: durableScript }),
+    startEffectsServer(),
+  ]);
+  history = new PostgresHistoryStore({ connectionString: postgres.connectionString });
+  chunks = new RedisChunkLog({ url: redis.url, pollMs: 200 });
+  port = await findFreePort();
+  environment = {
+    MODEL_URL: model.url,
+    DATABASE_URL: postgres.connectionString,
+    REDIS_URL: redis.url,
+    EFFECTS_URL: effects.url,
+  };
+  await restartWorker();
+  await restate.register(`http://127.0.0.1:${port}`);
+}, 120_000);
+
+afterAll(async () => {
+  await worker?.kill();
+  await chunks?.close();
+  await history?.close();
+  await Promise.all([
+    restate?.close(),
+    postgres?.close(),
+    redis?.close(),
+    model?.close(),
+    effects?.close(),
+  ]);
+});
+
+describe('an agent run on Restate', () => {
+  it('continues on a second worker after kill -9, the journaled side effect done exactly once', async () => {
+    const reference = client().execute({ threadId: 'reference', messages: 'pay then hold' });
+    const referenceResult = await reference.result();
+    expect(referenceResult.status, referenceResult.error?.message).toBe('completed');
+    const paidBefore = effects.calls['pay']?.length ?? 0;
+    const holdsBefore = effects.calls['hold']?.length ?? 0;
+
+    const held = effects.nextHold();
+    const handle = client().execute({ threadId: 'crashed', messages: 'pay then hold' });
+    const seen = collect(handle);
+    // `pay` ran and its step is journaled (the model was asked again, and asked for `hold`).
+    await held;
+    await worker?.kill();
+    await restartWorker();
+    effects.release();
+
+    const result = await handle.result();
+    expect(result.status, result.error?.message).toBe('completed');
+    // The journaled `pay` never ran again; `hold`, in flight when the worker died, ran again.
+    expect(effects.calls['pay']?.length).toBe(paidBefore + 1);
+    expect(effects.calls['hold']?.length).toBe(holdsBefore + 2);
+    expect(await itemsOf('crashed')).toEqual(await itemsOf('reference'));
+    const rows = await history.loadRuns('crashed');
+    expect(rows.map((row) => row.status)).toEqual(['completed']);
+
+    const chunkList = await seen;
+    expect(chunkList.map((chunk) => chunk.sequence)).toEqual(chunkList.map((_, index) => index));
+    expect(chunkList.filter((chunk) => chunk.type === 'run.completed')).toHaveLength(1);
+    // Chunks of journaled steps reached readers once: never again on replay.
+    const payResults = chunkList.filter(
+      (chunk) => chunk.type === 'tool.result' && chunk.callId === 'call_pay',
+    );
+    expect(payResults).toHaveLength(1);
+
+    // A late reader replays the finished run's chunks.
+    const late: Chunk[] = [];
+    for await (const chunk of chunks.read('crashed', result.runId)) late.push(chunk);
+    expect(late).toEqual(chunkList);
+  });
+
+  it('resumes a paused run when the approval comes after the worker restarted', async () => {
+    const handle = client().execute({ threadId: 'approval', messages: 'transfer 7' });
+    const paused = await handle.result();
+    expect(paused.status, paused.error?.message).toBe('paused');
+    expect(paused.interrupts.map((interrupt) => interrupt.mode)).toEqual(['approval']);
+    expect(effects.calls['transfer'] ?? []).toEqual([]);
+
+    await restartWorker();
+
+    const resumed = client().execute({
+      threadId: 'approval',
+      resolutions: [{ callId: 'call_transfer', action: 'approve' }],
+    });
+    const result = await resumed.result();
+    expect(result.status, result.error?.message).toBe('completed');
+    expect(result.runId).toBe(paused.runId);
+    expect(effects.calls['transfer']).toEqual(['call_transfer']);
+    const rows = await history.loadRuns('approval');
+    expect(rows.map((row) => row.status)).toEqual(['completed']);
+    const outputs = rows[0]?.items.filter((item) => item.type === 'function_call_output');
+    expect(outputs).toHaveLength(1);
+  });
+});
