@@ -20,8 +20,8 @@ const FORBIDDEN = [
 ];
 
 /**
- * Builds (`prepack`) and packs `@switchboard/core`, `@switchboard/react`, `@switchboard/redis` and
- * `@switchboard/postgres`, in that order, into `destination`,
+ * Builds (`prepack`) and packs `@switchboard/core`, `@switchboard/react`, `@switchboard/redis`,
+ * `@switchboard/postgres` and `@switchboard/restate`, in that order, into `destination`,
  * and checks that no tarball holds a forbidden path.
  */
 export async function packPackages(root: string, destination: string): Promise<PackedPackage[]> {
@@ -31,6 +31,7 @@ export async function packPackages(root: string, destination: string): Promise<P
     '@switchboard/react',
     '@switchboard/redis',
     '@switchboard/postgres',
+    '@switchboard/restate',
   ]) {
     const { stdout } = await run(
       'npm',

@@ -237,6 +237,42 @@ async function serverStoresConsumer(
   }
 }
 
+/**
+ * 6. A consumer of `@switchboard/restate`: installs the core, postgres and restate tarballs with
+ *    the Restate SDK (the peer) and type-checks projects/durable-agent.mts — a worker's virtual
+ *    object and a front's `restateAgent` served with `agentRequestHandler` — under module
+ *    nodenext with skipLibCheck false. Not run: the Restate SDK needs Node 22 and a
+ *    restate-server (packages/restate's own tests run both).
+ */
+async function durableConsumer(work: string, packed: PackedPackage[]): Promise<void> {
+  const directory = await freshProject(work, 'durable-agent');
+  await step('durable consumer: npm install (core, postgres, restate tarballs, restate-sdk)', () =>
+    npmInstall(directory, [
+      ...packed.map((entry) => entry.tarball),
+      '@restatedev/restate-sdk@1.17.2',
+      'zod@^4.0.0',
+      TYPESCRIPT,
+      TYPES_NODE,
+    ]),
+  );
+  await cp(join(projects, 'durable-agent.mts'), join(directory, 'durable-agent.mts'));
+  await step('durable consumer: tsc, module nodenext, skipLibCheck false', () =>
+    tsc(
+      directory,
+      {
+        compilerOptions: {
+          ...strict,
+          module: 'nodenext',
+          lib: ['ES2023'],
+          types: ['node'],
+        },
+        files: ['durable-agent.mts'],
+      },
+      'durable-agent',
+    ),
+  );
+}
+
 interface Urls {
   model: string;
   mcp: string;
@@ -248,7 +284,7 @@ const demo = await startDemoServer();
 try {
   const urls: Urls = { model: `${model.url}/v1`, mcp: demo.modernUrl };
   const packed = await step(
-    'npm pack @switchboard/core, @switchboard/react, @switchboard/redis, @switchboard/postgres (builds dist/)',
+    'npm pack @switchboard/core, @switchboard/react, @switchboard/redis, @switchboard/postgres, @switchboard/restate (builds dist/)',
     () => packPackages(root, work),
   );
   for (const entry of packed) {
@@ -259,8 +295,14 @@ try {
   await step('publint --strict and attw --profile esm-only on every tarball', () =>
     lintPackages(root, packed),
   );
-  const [core, react, redis, postgres] = packed;
-  if (core === undefined || react === undefined || redis === undefined || postgres === undefined) {
+  const [core, react, redis, postgres, restate] = packed;
+  if (
+    core === undefined ||
+    react === undefined ||
+    redis === undefined ||
+    postgres === undefined ||
+    restate === undefined
+  ) {
     throw new Error('a tarball is missing');
   }
   const nodeOutput = await nodeConsumer(work, core, urls);
@@ -270,6 +312,7 @@ try {
   console.log(chat.trim().replace(/^/gm, '  | '));
   const stores = await serverStoresConsumer(work, [core, redis, postgres], urls);
   console.log(stores.trim().replace(/^/gm, '  | '));
+  await durableConsumer(work, [core, postgres, restate]);
   console.log('Consumer check passed.');
 } finally {
   await Promise.allSettled([model.close(), demo.close()]);

@@ -1,3 +1,4 @@
+import type { WebLockManager } from '../../internal/dom-globals.ts';
 /** A long-lived stream (or a wait for one) that can be ended. */
 export interface ClosableStream {
   close(): Promise<void>;
@@ -29,7 +30,7 @@ export class TabStreamLead {
    * @param name The lock name (one per server URL).
    * @param locks The origin's lock manager.
    */
-  constructor(name: string, locks: LockManager) {
+  constructor(name: string, locks: WebLockManager) {
     const signal = this.#release.signal;
     const hold = (): Promise<void> =>
       new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -105,7 +106,7 @@ export class TabStreamLead {
  * `undefined` (Node, or an old browser): then every `McpServer` holds its own streams, as a
  * single client should.
  */
-export function tabLockManager(): LockManager | undefined {
+export function tabLockManager(): WebLockManager | undefined {
   const scope = globalThis as { document?: unknown; WorkerGlobalScope?: unknown };
   if (scope.document === undefined && scope.WorkerGlobalScope === undefined) return undefined;
   const locks = (globalThis.navigator as Navigator | undefined)?.locks as LockManager | undefined;
