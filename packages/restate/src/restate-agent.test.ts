@@ -133,6 +133,32 @@ describe('an agent run on Restate', () => {
     expect(late).toEqual(chunkList);
   });
 
+  it('stop() cancels the Restate invocation: the run ends cancelled and every call has one output', async () => {
+    const held = effects.nextHold();
+    const handle = client().execute({ threadId: 'stopped', messages: 'pay then hold' });
+    const seen = collect(handle);
+    await held;
+    handle.stop();
+    // The tool's request is let go only after the stop: the run must not wait for it.
+    const result = await handle.result();
+    effects.release();
+    expect(result.status, result.error?.message).toBe('cancelled');
+
+    const rows = await history.loadRuns('stopped');
+    expect(rows.map((row) => row.status)).toEqual(['cancelled']);
+    const items = rows.flatMap((row) => row.items);
+    const calls = items.filter((item) => item.type === 'function_call');
+    expect(calls.map((call) => call.name)).toEqual(['pay', 'hold']);
+    for (const call of calls) {
+      const outputs = items.filter(
+        (item) => item.type === 'function_call_output' && item.callId === call.callId,
+      );
+      expect(outputs, call.name).toHaveLength(1);
+    }
+    const chunkList = await seen;
+    expect(chunkList.filter((chunk) => chunk.type === 'run.cancelled')).toHaveLength(1);
+  });
+
   it('resumes a paused run when the approval comes after the worker restarted', async () => {
     const handle = client().execute({ threadId: 'approval', messages: 'transfer 7' });
     const paused = await handle.result();
