@@ -50,11 +50,12 @@ export function Chat() {
   );
 }
 
-/** Text parts as they are, attached resources as `[name]`, tool calls as `[tool → result]`. */
+/** Text parts as they are, attached resources and files as `[name]`, tool calls as `[tool → result]`. */
 function messageText(message: ChatMessage): string {
   return message.parts
     .map((part) => {
       if (part.type === 'resource') return `[${part.title ?? part.uri}] `;
+      if (part.type === 'attachment') return `[${part.name}] `;
       if (part.type !== 'tool-call') return part.text;
       const result = part.output === undefined ? part.state : part.output.text;
       return `[${part.toolName} → ${result}] `;
