@@ -87,8 +87,12 @@ export function describeRunClaims(
       const results = [a.result, b.result];
       expect(results.map((result) => result.status).sort()).toEqual(['completed', 'failed']);
       const loser = a.result.status === 'failed' ? a : b;
-      expect(loser.result.error?.code).toBe('run_claimed');
-      expect(loser.chunks.map((chunk) => chunk.type)).toEqual(['run.started', 'run.failed']);
+      // `run_claimed` when both read the pause and the loser's claim failed; `not_paused` when
+      // the winner had already finished before the loser read the thread (a slow store under
+      // load). `AgentChat` shows both as answered elsewhere; either way nothing ran twice.
+      expect(['run_claimed', 'not_paused']).toContain(loser.result.error?.code);
+      expect(loser.chunks.at(-1)?.type).toBe('run.failed');
+      expect(loser.chunks.filter((chunk) => chunk.type.startsWith('tool.'))).toEqual([]);
       expect(guarded.runs).toEqual(['/tmp/a']);
       expect(server.requests).toHaveLength(2);
 

@@ -316,13 +316,26 @@ describe('browserOAuthProvider popup', () => {
     const server = fakeAuthorizationServer();
     const subject = provider({ popupPollIntervalMs: 5 });
     const url = await startAuthorization(subject, server);
-    const popup = fakePopup();
+    // The popup reads as closed from the start, and the callback page's message arrives right
+    // after the first check that saw it closed (so before the second check), whatever the
+    // machine's timer delays: the message must still be taken.
+    const query = server.approve(url);
+    let delivered = false;
+    const popup = {
+      focus: vi.fn(),
+      close: vi.fn(),
+      get closed() {
+        if (!delivered) {
+          delivered = true;
+          queueMicrotask(() => postCallback(popup, query));
+        }
+        return true;
+      },
+    };
     vi.spyOn(window, 'open').mockReturnValue(popup as unknown as Window);
     const answer = subject.authorize(url);
-    popup.closed = true;
-    await new Promise((resolve) => setTimeout(resolve, 6));
-    postCallback(popup, server.approve(url));
     expect((await answer)?.get('code')).toMatch(/^authorization-code-secret-/);
+    expect(delivered).toBe(true);
   });
 });
 
