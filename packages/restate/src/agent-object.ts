@@ -151,6 +151,11 @@ export function agentObject(options: AgentObjectOptions) {
           return { waiting: true, runId: wait.runId, invocationId: wait.invocationId };
         },
       ),
+      /** The wait the `run` handler holds now, if any (read only): a pause is answerable once here. */
+      waiting: restate.handlers.object.shared(
+        async (ctx: restate.ObjectSharedContext): Promise<AgentWait | null> =>
+          await ctx.get<AgentWait>(WAIT),
+      ),
       /** Ends a `run` handler's wait without answering (a new message comes). */
       abandon: restate.handlers.object.shared(
         async (ctx: restate.ObjectSharedContext): Promise<{ waiting: boolean }> => {

@@ -10,7 +10,7 @@ import {
   type RunRecord,
   type RunResult,
 } from '@switchboard/core';
-import type { AgentRunInput } from './agent-object.ts';
+import type { AgentRunInput, AgentWait } from './agent-object.ts';
 import { ChunkBuffer } from './chunk-buffer.ts';
 import { isTerminal, type RedisChunkLog } from './redis-chunk-log.ts';
 
@@ -127,6 +127,15 @@ export function restateAgent(options: RestateAgentOptions): AgentEndpoint {
         body = { resolutions: input.resolutions };
       }
 
+      const untilWaiting = async (pausedRunId: string): Promise<void> => {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const wait = await ingress<AgentWait | null>(threadId, 'waiting', null);
+          if (wait?.runId === pausedRunId || Date.now() > deadline) return;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+
       const start = async (): Promise<number> => {
         if (body.resolutions === undefined) {
           // A handler waiting for a human holds the thread's key: end its wait first.
@@ -166,6 +175,9 @@ export function restateAgent(options: RestateAgentOptions): AgentEndpoint {
             from,
             signal: reading.signal,
           })) {
+            // A pause is told once its wait is journaled, so that an answer (or a worker's
+            // death) right after it finds the wait, never a replay that pauses again.
+            if (chunk.type === 'run.paused') await untilWaiting(chunk.runId);
             buffer.push(chunk);
             if (isTerminal(chunk)) terminal = chunk;
           }
