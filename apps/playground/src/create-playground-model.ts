@@ -1,4 +1,4 @@
-import type { Model } from '@switchboard/core';
+import { ANTHROPIC_ATTACHMENT_LIMITS, type Model } from '@switchboard/core';
 import { openaiChatModel, openaiResponsesModel } from '@switchboard/core/openai';
 import type { ModelSettings } from './model-settings.ts';
 
@@ -32,7 +32,7 @@ export function createPlaygroundModel(settings: ModelSettings, scriptedBaseUrl: 
       return openaiResponsesModel({ model, apiKey, ...where });
     case 'anthropic':
       // The Anthropic SDK is loaded when first used: most sessions never need it.
-      return lazyModel('anthropic', model, async () => {
+      return lazyModel('anthropic', model, ANTHROPIC_ATTACHMENT_LIMITS, async () => {
         const { anthropicModel } = await import('@switchboard/core/anthropic');
         return anthropicModel({ model, apiKey, ...where });
       });
@@ -41,12 +41,21 @@ export function createPlaygroundModel(settings: ModelSettings, scriptedBaseUrl: 
   }
 }
 
-/** A model whose implementation (and SDK) is loaded on its first call; a failed load is retried. */
-function lazyModel(provider: string, modelId: string, load: () => Promise<Model>): Model {
+/**
+ * A model whose implementation (and SDK) is loaded on its first call; a failed load is retried.
+ * `attachmentLimits` is declared up front: the agent checks files against it before any call.
+ */
+function lazyModel(
+  provider: string,
+  modelId: string,
+  attachmentLimits: Model['attachmentLimits'],
+  load: () => Promise<Model>,
+): Model {
   let loading: Promise<Model> | undefined;
   return {
     provider,
     modelId,
+    ...(attachmentLimits === undefined ? {} : { attachmentLimits }),
     async *stream(request, options) {
       loading ??= load().catch((error: unknown) => {
         loading = undefined;

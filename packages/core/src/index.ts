@@ -210,6 +210,11 @@ export {
   DEFAULT_MODEL_WAITING_NOTICE_MS,
   type ModelTimeouts,
 } from './model/model-request-clock.ts';
+export {
+  ANTHROPIC_ATTACHMENT_LIMITS,
+  OPENAI_CHAT_ATTACHMENT_LIMITS,
+  OPENAI_RESPONSES_ATTACHMENT_LIMITS,
+} from './model/provider-attachment-limits.ts';
 export { tool, type ToolOptions } from './tools/tool.ts';
 export {
   isDeclaredDestructive,
