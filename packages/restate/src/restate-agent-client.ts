@@ -5,13 +5,12 @@ import {
   type Chunk,
   type ExecuteInput,
   type HistoryStore,
-  type MessageItem,
   type RunHandle,
   type RunRecord,
   type RunResult,
 } from '@switchboard/core';
+import { ReplayChannel, toMessageItems } from '@switchboard/core/server';
 import type { AgentRunInput, AgentWait } from './agent-object.ts';
-import { ChunkBuffer } from './chunk-buffer.ts';
 import { isTerminal, type RedisChunkLog } from './redis-chunk-log.ts';
 
 /** Options of {@link restateAgent}. */
@@ -87,7 +86,7 @@ export function restateAgent(options: RestateAgentOptions): AgentEndpoint {
     },
     execute(input: ExecuteInput): RunHandle {
       const threadId = input.threadId ?? crypto.randomUUID();
-      const buffer = new ChunkBuffer();
+      const buffer = new ReplayChannel<Chunk>();
       const reading = new AbortController();
       let runId = '';
       let invocationId: string | undefined;
@@ -101,23 +100,15 @@ export function restateAgent(options: RestateAgentOptions): AgentEndpoint {
             { details: { reason: 'restate_agent_option' } },
           );
         }
-        const messages = (Array.isArray(input.messages) ? input.messages : [input.messages]).map(
-          (message): MessageItem => {
-            if (typeof message === 'string')
-              return { type: 'message', role: 'user', content: message };
-            if (!('type' in message)) {
-              throw new SwitchboardError(
-                'invalid_input',
-                'A Restate-run agent does not carry attached files yet: send text and resources only.',
-                { details: { reason: 'restate_agent_option' } },
-              );
-            }
-            return message;
-          },
-        );
-        if (messages.length === 0) {
-          throw new SwitchboardError('invalid_input', 'execute() needs at least one message.');
+        const inputs = Array.isArray(input.messages) ? input.messages : [input.messages];
+        if (inputs.some((message) => typeof message !== 'string' && !('type' in message))) {
+          throw new SwitchboardError(
+            'invalid_input',
+            'A Restate-run agent does not carry attached files yet: send text and resources only.',
+            { details: { reason: 'restate_agent_option' } },
+          );
         }
+        const messages = toMessageItems(inputs);
         runId = input.runId ?? crypto.randomUUID();
         body = { runId, messages };
       } else {

@@ -53,7 +53,12 @@ const tools = [
   }),
 ];
 
-const history = new PostgresHistoryStore({ connectionString: environment('DATABASE_URL') });
+// Sized for the test's burst (up to 100 runs a worker at once); two workers and the client stay
+// under the test server's 100 connections. A wait beyond the pool's limit is retried (journaledHistory).
+const history = new PostgresHistoryStore({
+  connectionString: environment('DATABASE_URL'),
+  maxConnections: 20,
+});
 const chunks = new RedisChunkLog({ url: environment('REDIS_URL') });
 const object = agentObject({
   agent: {
@@ -64,8 +69,9 @@ const object = agentObject({
       model: 'scripted',
       maxRetries: 0,
     }),
+    // The agent's default model retries (3 attempts, inside the model step): a connection the
+    // scripted model server refused under a burst of runs is retried as in production.
     tools,
-    modelRetry: { maxAttempts: 1 },
   },
   history,
   chunks,
