@@ -14,6 +14,7 @@ import { listToolsColdBenchmark } from './benchmarks/list-tools-cold.ts';
 import { manyTabsBenchmark } from './benchmarks/many-tabs.ts';
 import { memoryGrowthBenchmark } from './benchmarks/memory-growth.ts';
 import { schemaCacheBenchmark } from './benchmarks/schema-cache.ts';
+import { stepSeamBenchmark } from './benchmarks/step-seam.ts';
 import { streamThroughputBenchmark } from './benchmarks/stream-throughput.ts';
 import { toolCallBenchmark } from './benchmarks/tool-call.ts';
 import { toolSearchBenchmark } from './benchmarks/tool-search.ts';
@@ -34,6 +35,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   bundleSizeBenchmark,
   memoryGrowthBenchmark,
   manyTabsBenchmark,
+  stepSeamBenchmark,
 ];
 
 function parseOnly(argv: readonly string[]): string[] | undefined {

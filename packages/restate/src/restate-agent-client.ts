@@ -10,7 +10,8 @@ import {
   type RunResult,
 } from '@switchboard/core';
 import { ReplayChannel, toMessageItems } from '@switchboard/core/server';
-import type { AgentRunInput, AgentWait } from './agent-object.ts';
+import type { AgentResolveInput, AgentRunInput, AgentWait } from './agent-object.ts';
+import { pauseClaimKey, pauseOf, type PauseClaimInput } from './pause-claim.ts';
 import { isTerminal, type RedisChunkLog } from './redis-chunk-log.ts';
 
 /** Options of {@link restateAgent}. */
@@ -91,15 +92,9 @@ export function restateAgent(options: RestateAgentOptions): AgentEndpoint {
       let runId = '';
       let invocationId: string | undefined;
       let stopped = false;
+      const claimant = crypto.randomUUID();
       let body: AgentRunInput;
       if (input.resolutions === undefined) {
-        if (input.parentRunId !== undefined) {
-          throw new SwitchboardError(
-            'invalid_input',
-            'A Restate-run agent continues the thread: branching from an earlier run is not carried yet.',
-            { details: { reason: 'restate_agent_option' } },
-          );
-        }
         const inputs = Array.isArray(input.messages) ? input.messages : [input.messages];
         if (inputs.some((message) => typeof message !== 'string' && !('type' in message))) {
           throw new SwitchboardError(
@@ -110,12 +105,20 @@ export function restateAgent(options: RestateAgentOptions): AgentEndpoint {
         }
         const messages = toMessageItems(inputs);
         runId = input.runId ?? crypto.randomUUID();
-        body = { runId, messages };
+        body = {
+          runId,
+          messages,
+          ...(input.parentRunId === undefined ? {} : { parentRunId: input.parentRunId }),
+          ...(input.runContext === undefined ? {} : { runContext: input.runContext }),
+        };
       } else {
         if (input.resolutions.length === 0) {
           throw new SwitchboardError('invalid_input', 'execute() needs at least one resolution.');
         }
-        body = { resolutions: input.resolutions };
+        body = {
+          resolutions: input.resolutions,
+          ...(input.runContext === undefined ? {} : { runContext: input.runContext }),
+        };
       }
 
       const untilWaiting = async (pausedRunId: string): Promise<void> => {
@@ -142,11 +145,26 @@ export function restateAgent(options: RestateAgentOptions): AgentEndpoint {
           throw new SwitchboardError('not_paused', `Thread ${threadId} has no paused run.`);
         }
         runId = paused.runId;
+        // Of two answers to one pause (two tabs), exactly one reaches the run; the other ends
+        // `run_claimed` having sent nothing.
+        const claim = await ingress<{ claimant: string }>(pauseClaimKey(threadId), 'claim', {
+          pause: pauseOf(paused),
+          claimant,
+          holdMs: 2 * timeoutMs,
+        } satisfies PauseClaimInput);
+        if (claim.claimant !== claimant) {
+          throw new SwitchboardError('run_claimed', 'Another client answered this pause first.', {
+            details: { runId, status: paused.status },
+          });
+        }
         const from = await options.chunks.length(threadId, runId);
         const answer = await ingress<{ waiting: boolean; invocationId?: string }>(
           threadId,
           'resolve',
-          { resolutions: body.resolutions },
+          {
+            resolutions: body.resolutions,
+            ...(body.runContext === undefined ? {} : { runContext: body.runContext }),
+          } satisfies AgentResolveInput,
         );
         if (answer.waiting) {
           invocationId = answer.invocationId;
