@@ -13,6 +13,7 @@ import { indexedDbThreadBenchmark } from './benchmarks/indexeddb-thread.ts';
 import { listToolsColdBenchmark } from './benchmarks/list-tools-cold.ts';
 import { manyTabsBenchmark } from './benchmarks/many-tabs.ts';
 import { memoryGrowthBenchmark } from './benchmarks/memory-growth.ts';
+import { restateRunsBenchmark } from './benchmarks/restate-runs.ts';
 import { schemaCacheBenchmark } from './benchmarks/schema-cache.ts';
 import { stepSeamBenchmark } from './benchmarks/step-seam.ts';
 import { streamThroughputBenchmark } from './benchmarks/stream-throughput.ts';
@@ -36,6 +37,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   memoryGrowthBenchmark,
   manyTabsBenchmark,
   stepSeamBenchmark,
+  restateRunsBenchmark,
 ];
 
 function parseOnly(argv: readonly string[]): string[] | undefined {

@@ -8,7 +8,7 @@ import {
   type Resolution,
   type RunResult,
 } from '@switchboard/core';
-import { journaledHistory } from './journaled-history.ts';
+import { journaledHistory, type HistoryRetryOptions } from './journaled-history.ts';
 import { claimPause } from './pause-claim.ts';
 import type { RedisChunkLog } from './redis-chunk-log.ts';
 import { restateSteps } from './restate-steps.ts';
@@ -30,6 +30,12 @@ export interface AgentObjectOptions {
   history: HistoryStore;
   /** Where chunks go for live and late readers. */
   chunks: RedisChunkLog;
+  /**
+   * How long a transient failure of `history` (it wrote nothing: no pooled connection in time,
+   * a lock wait) is retried as a Restate step retry before the run ends `history_error`.
+   * Default: up to 2 minutes, backing off from 100 ms to 2 s.
+   */
+  historyRetry?: HistoryRetryOptions;
 }
 
 /**
@@ -96,7 +102,7 @@ export function agentObject(options: AgentObjectOptions) {
           const controller = new AbortController();
           const agent = new Agent({
             ...options.agent,
-            history: journaledHistory(options.history, ctx),
+            history: journaledHistory(options.history, ctx, options.historyRetry),
             leaseMs: DURABLE_LEASE_MS,
           });
           // A cancelled invocation (`stop()`) rejects the step being awaited: the run stops, and
