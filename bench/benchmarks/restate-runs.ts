@@ -90,30 +90,55 @@ export const restateRunsBenchmark: Benchmark = {
   target: 'reported (no target: the cost of durability, and recovery time, as measured)',
   async run({ log }) {
     const limit = deadline(TIME_LIMIT_MS);
-    const started = {
-      servers: [] as { close(): Promise<void> }[],
-      workers: [] as WorkerProcess[],
-      closers: [] as (() => Promise<void>)[],
-    };
+    const started = new Started();
     try {
       return await Promise.race([limit.expired, measureAll(log, started)]);
     } finally {
       limit.clear();
-      await Promise.all(started.workers.map((worker) => worker.kill()));
-      for (const close of started.closers) await close().catch(() => undefined);
-      await Promise.all(started.servers.map((server) => server.close().catch(() => undefined)));
+      await started.closeAll();
     }
   },
 };
 
-async function measureAll(
-  log: (message: string) => void,
-  started: {
-    servers: { close(): Promise<void> }[];
-    workers: WorkerProcess[];
-    closers: (() => Promise<void>)[];
-  },
-) {
+/**
+ * What the row started, to stop at its end — also what the measurement starts after the time
+ * limit ran out (it goes on in the background until its next step): stopped at once.
+ */
+class Started {
+  #closed = false;
+  readonly #workers = new Map<number, WorkerProcess>();
+  readonly #closers: (() => Promise<void>)[] = [];
+
+  /** Keeps `close` for the end (run in reverse order), or runs it now when the row ended. */
+  async add(close: () => Promise<void>): Promise<void> {
+    if (this.#closed) {
+      await close().catch(() => undefined);
+      throw new Error('the row already ended');
+    }
+    this.#closers.push(close);
+  }
+
+  /** The worker serving `port` now (a restarted one replaces the killed one). */
+  async worker(port: number, worker: WorkerProcess): Promise<void> {
+    if (this.#closed) {
+      await worker.kill();
+      throw new Error('the row already ended');
+    }
+    this.#workers.set(port, worker);
+  }
+
+  async kill(port: number): Promise<void> {
+    await this.#workers.get(port)?.kill();
+  }
+
+  async closeAll(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#workers.values()].map((worker) => worker.kill()));
+    for (const close of this.#closers.splice(0).reverse()) await close().catch(() => undefined);
+  }
+}
+
+async function measureAll(log: (message: string) => void, started: Started) {
   log('starting restate-server, PostgreSQL, Redis, the scripted model');
   const [restate, postgres, redis, model, effects] = await Promise.all([
     startRestateServer(),
@@ -122,13 +147,13 @@ async function measureAll(
     startScriptedModelServer({ script: durableScript }),
     startEffectsServer(),
   ]);
-  started.servers.push(restate, postgres, redis, model, effects);
+  for (const server of [restate, postgres, redis, model, effects]) {
+    await started.add(() => server.close());
+  }
   const history = new PostgresHistoryStore({ connectionString: postgres.connectionString });
   const chunks = new RedisChunkLog({ url: redis.url, pollMs: 200 });
-  started.closers.push(
-    () => chunks.close(),
-    () => history.close(),
-  );
+  await started.add(() => history.close());
+  await started.add(() => chunks.close());
   const environment = {
     MODEL_URL: model.url,
     DATABASE_URL: postgres.connectionString,
@@ -172,7 +197,9 @@ async function measureAll(
 
   log('starting two workers');
   const ports = [await findFreePort(), await findFreePort()];
-  started.workers.push(...(await Promise.all(ports.map((port) => startWorker(port, environment)))));
+  await Promise.all(
+    ports.map(async (port) => await started.worker(port, await startWorker(port, environment))),
+  );
   const client = restateAgent({
     ingressUrl: restate.ingressUrl,
     adminUrl: restate.adminUrl,
@@ -186,7 +213,7 @@ async function measureAll(
   const one = await measure('restate-1', viaRestate);
 
   const proxy = await startRoundRobinProxy(ports);
-  started.closers.unshift(() => proxy.close());
+  await started.add(() => proxy.close());
   await restate.register(`http://127.0.0.1:${proxy.port}`);
   log('Restate, 2 workers');
   const two = await measure('restate-2', viaRestate);
@@ -200,9 +227,9 @@ async function measureAll(
     const handle = client.execute({ threadId: `recover-${index}`, messages: 'pay then hold' });
     await held;
     const killedAt = performance.now();
-    await started.workers[0]?.kill();
+    await started.kill(ports[0] ?? 0);
     effects.release();
-    started.workers[0] = await startWorker(ports[0] ?? 0, environment);
+    await started.worker(ports[0] ?? 0, await startWorker(ports[0] ?? 0, environment));
     const result = await handle.result();
     if (result.status !== 'completed') throw new Error(`recovery ${index}: ${result.status}`);
     recoveries.push(performance.now() - killedAt);
