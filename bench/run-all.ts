@@ -13,7 +13,9 @@ import { indexedDbThreadBenchmark } from './benchmarks/indexeddb-thread.ts';
 import { listToolsColdBenchmark } from './benchmarks/list-tools-cold.ts';
 import { manyTabsBenchmark } from './benchmarks/many-tabs.ts';
 import { memoryGrowthBenchmark } from './benchmarks/memory-growth.ts';
+import { restateRunsBenchmark } from './benchmarks/restate-runs.ts';
 import { schemaCacheBenchmark } from './benchmarks/schema-cache.ts';
+import { stepSeamBenchmark } from './benchmarks/step-seam.ts';
 import { streamThroughputBenchmark } from './benchmarks/stream-throughput.ts';
 import { toolCallBenchmark } from './benchmarks/tool-call.ts';
 import { toolSearchBenchmark } from './benchmarks/tool-search.ts';
@@ -34,6 +36,8 @@ const BENCHMARKS: readonly Benchmark[] = [
   bundleSizeBenchmark,
   memoryGrowthBenchmark,
   manyTabsBenchmark,
+  stepSeamBenchmark,
+  restateRunsBenchmark,
 ];
 
 function parseOnly(argv: readonly string[]): string[] | undefined {

@@ -86,8 +86,8 @@ export async function startRestateFront(options) {
   const handler = agentRequestHandler(agent, {
     basePath: '/agent',
     corsOrigins: options.corsOrigins ?? [],
-    // Your app's sign-in goes here: refuse with a Response. (A `runContext` granted here is not
-    // carried to the Restate worker yet, so this example grants none.)
+    // Your app's sign-in goes here: refuse with a Response, or return `{ runContext }` (JSON: it
+    // is journaled in Restate and reaches the worker's tools as `context.runContext`).
     authorize: (request) => {
       if (options.token === undefined) return {};
       return request.headers.get('authorization') === `Bearer ${options.token}`

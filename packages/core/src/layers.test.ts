@@ -25,7 +25,7 @@ const allowedImports: Record<string, readonly string[]> = {
   node: ['agent', 'history', 'mcp', 'oauth', 'tools', 'vocabulary', 'errors', 'internal'],
   testing: ['agent', 'mcp', 'model', 'tools', 'vocabulary', 'errors', 'internal'],
   remote: ['agent', 'history', 'vocabulary', 'errors', 'internal'],
-  server: ['remote', 'agent', 'vocabulary', 'errors'],
+  server: ['remote', 'agent', 'vocabulary', 'errors', 'internal'],
   index: [
     'agent',
     'chat',

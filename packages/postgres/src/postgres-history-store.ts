@@ -12,6 +12,7 @@ import {
 } from '@switchboard/core';
 import { itemDigests } from './item-digests.ts';
 import { migrate, tableNames, type TableNames } from './postgres-schema.ts';
+import { isTransientPostgresFailure } from './transient-failure.ts';
 
 /** Options of {@link PostgresHistoryStore}: a pool of your own, or a connection string. */
 export type PostgresHistoryStoreOptions = (
@@ -22,16 +23,24 @@ export type PostgresHistoryStoreOptions = (
        */
       pool: Pool;
       connectionString?: never;
+      maxConnections?: never;
     }
   | {
       /**
        * A libpq connection string (`postgres://user:password@host:5432/database`); the store
        * makes its own `pg` pool and ends it on {@link PostgresHistoryStore.close}. Its time
-       * limits: 10 s to connect, 10 s to wait for a lock (another process writing the same run),
-       * 60 s for a transaction left idle. A pool you pass carries your own limits.
+       * limits: 10 s to get a connection (connecting, or waiting for a free one when all
+       * `maxConnections` are busy), 10 s to wait for a lock (another process writing the same
+       * run), 60 s for a transaction left idle. A pool you pass carries your own limits.
        */
       connectionString: string;
       pool?: never;
+      /**
+       * The most connections the store's pool opens (`pg`'s `max`); further calls queue for a
+       * free one, within the 10 s limit. Size it for the runs one process writes at once, and
+       * keep the sum over all processes under the server's `max_connections`. Default 10.
+       */
+      maxConnections?: number;
     }
 ) & {
   /**
@@ -93,6 +102,7 @@ export class PostgresHistoryStore implements HistoryStore {
       // process writing it), and a transaction left open by a stuck client.
       this.#pool = new pg.Pool({
         connectionString: options.connectionString,
+        max: options.maxConnections ?? 10,
         connectionTimeoutMillis: 10_000,
         lock_timeout: 10_000,
         idle_in_transaction_session_timeout: 60_000,
@@ -343,7 +353,14 @@ export class PostgresHistoryStore implements HistoryStore {
   ): Promise<Result> {
     let client: PoolClient | undefined;
     try {
-      client = await this.#pool.connect();
+      try {
+        client = await this.#pool.connect();
+      } catch (error) {
+        throw new SwitchboardError('history_error', `Could not ${what} in PostgreSQL.`, {
+          cause: error,
+          details: { transient: isTransientPostgresFailure(error, 'connect') },
+        });
+      }
       throwIfAborted(signal);
       await this.#migrate(client);
       throwIfAborted(signal);
@@ -352,6 +369,7 @@ export class PostgresHistoryStore implements HistoryStore {
       if (isSwitchboardError(error)) throw error;
       throw new SwitchboardError('history_error', `Could not ${what} in PostgreSQL.`, {
         cause: error,
+        details: { transient: isTransientPostgresFailure(error, 'statement') },
       });
     } finally {
       client?.release();

@@ -8,7 +8,8 @@ import {
   type Resolution,
   type RunResult,
 } from '@switchboard/core';
-import { journaledHistory } from './journaled-history.ts';
+import { journaledHistory, type HistoryRetryOptions } from './journaled-history.ts';
+import { claimPause } from './pause-claim.ts';
 import type { RedisChunkLog } from './redis-chunk-log.ts';
 import { restateSteps } from './restate-steps.ts';
 
@@ -29,12 +30,31 @@ export interface AgentObjectOptions {
   history: HistoryStore;
   /** Where chunks go for live and late readers. */
   chunks: RedisChunkLog;
+  /**
+   * How long a transient failure of `history` (it wrote nothing: no pooled connection in time,
+   * a lock wait) is retried as a Restate step retry before the run ends `history_error`.
+   * Default: up to 2 minutes, backing off from 100 ms to 2 s.
+   */
+  historyRetry?: HistoryRetryOptions;
 }
 
-/** Input of the `run` handler: a new run, or the answers to a paused run no handler waits for. */
-export type AgentRunInput =
-  | { runId: string; messages: MessageItem[]; resolutions?: never }
-  | { resolutions: Resolution[]; runId?: never; messages?: never };
+/**
+ * Input of the `run` handler: a new run (`parentRunId`: its branch point, as
+ * `ExecuteInput.parentRunId`), or the answers to a paused run no handler waits for.
+ * `runContext` reaches every tool as `context.runContext`, as with `Agent.execute`; it is
+ * journaled with the invocation, so it must be JSON (and is stored in Restate: keep secrets
+ * out of it).
+ */
+export type AgentRunInput = { runContext?: unknown } & (
+  | { runId: string; messages: MessageItem[]; parentRunId?: string | null; resolutions?: never }
+  | { resolutions: Resolution[]; runId?: never; messages?: never; parentRunId?: never }
+);
+
+/** Input of the `resolve` handler: the answers, and the answering request's `runContext`. */
+export interface AgentResolveInput {
+  resolutions: Resolution[];
+  runContext?: unknown;
+}
 
 /** What the `run` handler returns: how the run (with every resume it waited for) ended. */
 export interface AgentRunOutput {
@@ -53,7 +73,9 @@ export interface AgentWait {
 
 /** What wakes a waiting `run` handler. */
 type Wake =
-  { type: 'resolve'; resolutions: Resolution[] } | { type: 'abandon' } | { type: 'cancel' };
+  | { type: 'resolve'; resolutions: Resolution[]; runContext?: unknown }
+  | { type: 'abandon' }
+  | { type: 'cancel' };
 
 const WAIT = 'wait';
 
@@ -80,17 +102,21 @@ export function agentObject(options: AgentObjectOptions) {
           const controller = new AbortController();
           const agent = new Agent({
             ...options.agent,
-            history: journaledHistory(options.history, ctx),
+            history: journaledHistory(options.history, ctx, options.historyRetry),
             leaseMs: DURABLE_LEASE_MS,
           });
           // A cancelled invocation (`stop()`) rejects the step being awaited: the run stops, and
           // its last writes (each call's output) are steps again, which Restate still runs.
           const steps = restateSteps(ctx, () => controller.abort());
           const execute = async (
-            part: { messages: MessageItem[]; runId: string } | { resolutions: Resolution[] },
+            part:
+              | { messages: MessageItem[]; runId: string; parentRunId?: string | null }
+              | { resolutions: Resolution[] },
+            runContext: unknown,
           ): Promise<RunResult> => {
             const handle = agent.execute({
               ...part,
+              ...(runContext === undefined ? {} : { runContext }),
               threadId,
               steps,
               signal: controller.signal,
@@ -102,8 +128,13 @@ export function agentObject(options: AgentObjectOptions) {
           };
           let result = await execute(
             input.resolutions === undefined
-              ? { messages: input.messages, runId: input.runId }
+              ? {
+                  messages: input.messages,
+                  runId: input.runId,
+                  ...(input.parentRunId === undefined ? {} : { parentRunId: input.parentRunId }),
+                }
               : { resolutions: input.resolutions },
+            input.runContext,
           );
           while (result.status === 'paused' && !controller.signal.aborted) {
             const awakeable = ctx.awakeable<Wake>();
@@ -122,7 +153,7 @@ export function agentObject(options: AgentObjectOptions) {
             }
             ctx.clear(WAIT);
             if (wake.type !== 'resolve') break;
-            result = await execute({ resolutions: wake.resolutions });
+            result = await execute({ resolutions: wake.resolutions }, wake.runContext);
           }
           return {
             runId: result.runId,
@@ -140,13 +171,14 @@ export function agentObject(options: AgentObjectOptions) {
       resolve: restate.handlers.object.shared(
         async (
           ctx: restate.ObjectSharedContext,
-          input: { resolutions: Resolution[] },
+          input: AgentResolveInput,
         ): Promise<{ waiting: boolean; runId?: string; invocationId?: string }> => {
           const wait = await ctx.get<AgentWait>(WAIT);
           if (wait === null) return { waiting: false };
           ctx.resolveAwakeable<Wake>(wait.awakeableId, {
             type: 'resolve',
             resolutions: input.resolutions,
+            ...(input.runContext === undefined ? {} : { runContext: input.runContext }),
           });
           return { waiting: true, runId: wait.runId, invocationId: wait.invocationId };
         },
@@ -156,6 +188,8 @@ export function agentObject(options: AgentObjectOptions) {
         async (ctx: restate.ObjectSharedContext): Promise<AgentWait | null> =>
           await ctx.get<AgentWait>(WAIT),
       ),
+      /** Decides who answers a pause (called on the key `pauseClaimKey(threadId)`). */
+      claim: claimPause,
       /** Ends a `run` handler's wait without answering (a new message comes). */
       abandon: restate.handlers.object.shared(
         async (ctx: restate.ObjectSharedContext): Promise<{ waiting: boolean }> => {

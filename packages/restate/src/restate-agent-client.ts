@@ -5,13 +5,13 @@ import {
   type Chunk,
   type ExecuteInput,
   type HistoryStore,
-  type MessageItem,
   type RunHandle,
   type RunRecord,
   type RunResult,
 } from '@switchboard/core';
-import type { AgentRunInput, AgentWait } from './agent-object.ts';
-import { ChunkBuffer } from './chunk-buffer.ts';
+import { ReplayChannel, toMessageItems } from '@switchboard/core/server';
+import type { AgentResolveInput, AgentRunInput, AgentWait } from './agent-object.ts';
+import { pauseClaimKey, pauseOf, type PauseClaimInput } from './pause-claim.ts';
 import { isTerminal, type RedisChunkLog } from './redis-chunk-log.ts';
 
 /** Options of {@link restateAgent}. */
@@ -87,44 +87,38 @@ export function restateAgent(options: RestateAgentOptions): AgentEndpoint {
     },
     execute(input: ExecuteInput): RunHandle {
       const threadId = input.threadId ?? crypto.randomUUID();
-      const buffer = new ChunkBuffer();
+      const buffer = new ReplayChannel<Chunk>();
       const reading = new AbortController();
       let runId = '';
       let invocationId: string | undefined;
       let stopped = false;
+      const claimant = crypto.randomUUID();
       let body: AgentRunInput;
       if (input.resolutions === undefined) {
-        if (input.parentRunId !== undefined) {
+        const inputs = Array.isArray(input.messages) ? input.messages : [input.messages];
+        if (inputs.some((message) => typeof message !== 'string' && !('type' in message))) {
           throw new SwitchboardError(
             'invalid_input',
-            'A Restate-run agent continues the thread: branching from an earlier run is not carried yet.',
+            'A Restate-run agent does not carry attached files yet: send text and resources only.',
             { details: { reason: 'restate_agent_option' } },
           );
         }
-        const messages = (Array.isArray(input.messages) ? input.messages : [input.messages]).map(
-          (message): MessageItem => {
-            if (typeof message === 'string')
-              return { type: 'message', role: 'user', content: message };
-            if (!('type' in message)) {
-              throw new SwitchboardError(
-                'invalid_input',
-                'A Restate-run agent does not carry attached files yet: send text and resources only.',
-                { details: { reason: 'restate_agent_option' } },
-              );
-            }
-            return message;
-          },
-        );
-        if (messages.length === 0) {
-          throw new SwitchboardError('invalid_input', 'execute() needs at least one message.');
-        }
+        const messages = toMessageItems(inputs);
         runId = input.runId ?? crypto.randomUUID();
-        body = { runId, messages };
+        body = {
+          runId,
+          messages,
+          ...(input.parentRunId === undefined ? {} : { parentRunId: input.parentRunId }),
+          ...(input.runContext === undefined ? {} : { runContext: input.runContext }),
+        };
       } else {
         if (input.resolutions.length === 0) {
           throw new SwitchboardError('invalid_input', 'execute() needs at least one resolution.');
         }
-        body = { resolutions: input.resolutions };
+        body = {
+          resolutions: input.resolutions,
+          ...(input.runContext === undefined ? {} : { runContext: input.runContext }),
+        };
       }
 
       const untilWaiting = async (pausedRunId: string): Promise<void> => {
@@ -151,11 +145,26 @@ export function restateAgent(options: RestateAgentOptions): AgentEndpoint {
           throw new SwitchboardError('not_paused', `Thread ${threadId} has no paused run.`);
         }
         runId = paused.runId;
+        // Of two answers to one pause (two tabs), exactly one reaches the run; the other ends
+        // `run_claimed` having sent nothing.
+        const claim = await ingress<{ claimant: string }>(pauseClaimKey(threadId), 'claim', {
+          pause: pauseOf(paused),
+          claimant,
+          holdMs: 2 * timeoutMs,
+        } satisfies PauseClaimInput);
+        if (claim.claimant !== claimant) {
+          throw new SwitchboardError('run_claimed', 'Another client answered this pause first.', {
+            details: { runId, status: paused.status },
+          });
+        }
         const from = await options.chunks.length(threadId, runId);
         const answer = await ingress<{ waiting: boolean; invocationId?: string }>(
           threadId,
           'resolve',
-          { resolutions: body.resolutions },
+          {
+            resolutions: body.resolutions,
+            ...(body.runContext === undefined ? {} : { runContext: body.runContext }),
+          } satisfies AgentResolveInput,
         );
         if (answer.waiting) {
           invocationId = answer.invocationId;

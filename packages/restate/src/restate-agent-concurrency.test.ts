@@ -24,12 +24,6 @@ import {
 } from './restate-test-support.ts';
 
 const RUNS = 200;
-/**
- * Runs in flight at once. Bounded: with all 200 at once on this 2-core machine, PostgreSQL
- * writes outlast the store's time limit and runs fail with `history_error` (the store's honest
- * answer to overload, not cross-talk).
- */
-const IN_FLIGHT = 50;
 
 let restate: RestateTestServer;
 let postgres: PostgresTestServer;
@@ -79,7 +73,7 @@ afterAll(async () => {
 });
 
 describe('two Restate workers', () => {
-  it(`share ${RUNS} runs, ${IN_FLIGHT} at a time, with no cross-talk`, async () => {
+  it(`share ${RUNS} runs started all at once with no cross-talk`, async () => {
     const agent = restateAgent({
       ingressUrl: restate.ingressUrl,
       adminUrl: restate.adminUrl,
@@ -92,19 +86,23 @@ describe('two Restate workers', () => {
       for await (const chunk of handle.chunks) seen.push(chunk);
       return { index, result: await handle.result(), seen };
     };
-    const runs: Awaited<ReturnType<typeof one>>[] = [];
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < RUNS) runs.push(await one(next++));
-      }),
+    // Every run is sent before any has finished: the workers, PostgreSQL pools and the scripted
+    // model see the whole burst at once (a pool wait beyond its limit is retried as a Restate
+    // step retry, not a failed run).
+    const runs = await Promise.all(Array.from({ length: RUNS }, (_, index) => one(index)));
+    const failures = runs.flatMap(({ index, result }) =>
+      result.status === 'completed'
+        ? []
+        : [
+            `run ${index}: ${result.status} ${result.error?.code ?? ''} ${result.error?.message ?? ''}`,
+          ],
     );
-    expect(runs).toHaveLength(RUNS);
+    expect(failures).toEqual([]);
     for (const { index, result, seen } of runs) {
-      expect(result.status, result.error?.message).toBe('completed');
       const text = seen.flatMap((chunk) => (chunk.type === 'text.done' ? [chunk.text] : []));
       expect(text).toEqual([`echo run ${index}`]);
       expect(new Set(seen.map((chunk) => chunk.runId))).toEqual(new Set([result.runId]));
+      expect(seen.map((chunk) => chunk.sequence)).toEqual(seen.map((_, place) => place));
       const rows = await history.loadRuns(`thread-${index}`);
       expect(rows.flatMap((row) => row.items)).toEqual([
         { type: 'message', role: 'user', content: `run ${index}` },

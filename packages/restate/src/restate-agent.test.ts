@@ -181,4 +181,63 @@ describe('an agent run on Restate', () => {
     const outputs = rows[0]?.items.filter((item) => item.type === 'function_call_output');
     expect(outputs).toHaveLength(1);
   });
+
+  it('two resolves of one pause at once: one runs the tool, the other ends run_claimed', async () => {
+    const paused = await client()
+      .execute({ threadId: 'two-tabs', messages: 'transfer 7' })
+      .result();
+    expect(paused.status, paused.error?.message).toBe('paused');
+    const transfersBefore = effects.calls['transfer']?.length ?? 0;
+
+    const answer = (tab: string) =>
+      client()
+        .execute({
+          threadId: 'two-tabs',
+          resolutions: [{ callId: 'call_transfer', action: 'approve' }],
+          runContext: { user: tab },
+        })
+        .result();
+    const results = await Promise.all([answer('tab-1'), answer('tab-2')]);
+    const winner = results.find((result) => result.status === 'completed');
+    const loser = results.find((result) => result.status !== 'completed');
+    expect(winner?.runId).toBe(paused.runId);
+    expect(loser?.status).toBe('failed');
+    expect(loser?.error?.code).toBe('run_claimed');
+    // The tool ran once, with the winner's runContext.
+    const transfers = (effects.calls['transfer'] ?? []).slice(transfersBefore);
+    expect(transfers).toHaveLength(1);
+    const winnerTab = results[0]?.status === 'completed' ? 'tab-1' : 'tab-2';
+    expect(transfers).toEqual([`call_transfer:${winnerTab}`]);
+    const rows = await history.loadRuns('two-tabs');
+    expect(rows.map((row) => row.status)).toEqual(['completed']);
+    const outputs = rows[0]?.items.filter((item) => item.type === 'function_call_output');
+    expect(outputs).toHaveLength(1);
+  });
+
+  it('carries runContext to the tools and parentRunId to the new run (a branch)', async () => {
+    const first = await client()
+      .execute({ threadId: 'carried', messages: 'who am i', runContext: { user: 'ada' } })
+      .result();
+    expect(first.status, first.error?.message).toBe('completed');
+    expect(effects.calls['whoami']).toContain('call_whoami:ada');
+
+    const second = await client().execute({ threadId: 'carried', messages: 'second' }).result();
+    expect(second.status, second.error?.message).toBe('completed');
+    // A branch from the first run: the new run follows it, not the second.
+    const branch = await client()
+      .execute({ threadId: 'carried', messages: 'instead', parentRunId: first.runId })
+      .result();
+    expect(branch.status, branch.error?.message).toBe('completed');
+    const rows = await history.loadRuns('carried');
+    const parents = Object.fromEntries(rows.map((row) => [row.runId, row.parentRunId]));
+    expect(parents[second.runId]).toBe(first.runId);
+    expect(parents[branch.runId]).toBe(first.runId);
+    // A branch point the thread does not have is refused by the run, writing nothing.
+    const unknown = await client()
+      .execute({ threadId: 'carried', messages: 'lost', parentRunId: 'no-such-run' })
+      .result();
+    expect(unknown.status).toBe('failed');
+    expect(unknown.error?.code).toBe('invalid_input');
+    expect(await history.loadRuns('carried')).toHaveLength(3);
+  });
 });

@@ -24,6 +24,12 @@ export const durableScript: ModelScript = (request) => {
     }
     return { text: 'Transfer finished.' };
   }
+  if (text === 'who am i') {
+    if (results.length === 0) {
+      return { toolCalls: [{ name: 'whoami', arguments: {}, id: 'call_whoami' }] };
+    }
+    return { text: 'Told.' };
+  }
   return { text: `echo ${text}` };
 };
 

@@ -2,8 +2,8 @@
  * A Restate worker process for the tests and the benchmark: serves `agentObject` on
  * 127.0.0.1:`PORT` with the scripted model (`MODEL_URL`), PostgreSQL history (`DATABASE_URL`),
  * Redis chunks (`REDIS_URL`) and three tools that report to the test's effects server
- * (`EFFECTS_URL`): `pay` (a side effect, counted), `hold` (answers when the test releases it) and
- * `transfer` (needs approval). Prints `listening` once it serves.
+ * (`EFFECTS_URL`): `pay` (a side effect, counted), `hold` (answers when the test releases it),
+ * `transfer` (needs approval) and `whoami` (reports the run's `runContext.user`). Prints `listening` once it serves.
  */
 import './promise-with-resolvers-test-support.ts';
 import { createServer } from 'node:http2';
@@ -30,6 +30,12 @@ const report = async (path: string, callId: string): Promise<string> => {
   return await response.text();
 };
 
+/** `callId`, then `:<user>` when the run has a `runContext` with a user. */
+const withUser = (callId: string, runContext: unknown): string => {
+  const user = (runContext as { user?: unknown } | undefined)?.user;
+  return typeof user === 'string' ? `${callId}:${user}` : callId;
+};
+
 const tools = [
   tool({
     name: 'pay',
@@ -49,11 +55,23 @@ const tools = [
     input: z.object({ amount: z.number() }),
     needsApproval: true,
     execute: async (args, context) =>
-      `transferred ${args.amount}: ${await report('transfer', context.callId)}`,
+      `transferred ${args.amount}: ${await report('transfer', withUser(context.callId, context.runContext))}`,
+  }),
+  tool({
+    name: 'whoami',
+    description: 'Tells whom the run is for (its runContext).',
+    input: z.object({}),
+    execute: async (_args, context) =>
+      `you are ${await report('whoami', withUser(context.callId, context.runContext))}`,
   }),
 ];
 
-const history = new PostgresHistoryStore({ connectionString: environment('DATABASE_URL') });
+// Sized for the test's burst (up to 100 runs a worker at once); two workers and the client stay
+// under the test server's 100 connections. A wait beyond the pool's limit is retried (journaledHistory).
+const history = new PostgresHistoryStore({
+  connectionString: environment('DATABASE_URL'),
+  maxConnections: 20,
+});
 const chunks = new RedisChunkLog({ url: environment('REDIS_URL') });
 const object = agentObject({
   agent: {
@@ -64,8 +82,9 @@ const object = agentObject({
       model: 'scripted',
       maxRetries: 0,
     }),
+    // The agent's default model retries (3 attempts, inside the model step): a connection the
+    // scripted model server refused under a burst of runs is retried as in production.
     tools,
-    modelRetry: { maxAttempts: 1 },
   },
   history,
   chunks,

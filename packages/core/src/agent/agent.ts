@@ -17,6 +17,7 @@ import type { RunHandle } from './run-result.ts';
 import { loadRecovered } from './recover-run.ts';
 import { writeOtherRun } from './run-journal.ts';
 import { startRun } from './run.ts';
+import { toMessageItems } from './message-items.ts';
 import { agentAsTool, type AgentToolOptions } from './agent-as-tool.ts';
 import { abandonPause } from './abandon-pause.ts';
 import type { Tool } from '../tools/tool-types.ts';
@@ -141,21 +142,7 @@ export class Agent implements AgentEndpoint {
     if (input.resolutions === undefined) {
       const inputs = Array.isArray(input.messages) ? input.messages : [input.messages];
       attachments = this.#checkAttachments(inputs, input.fallbackModels);
-      messages = inputs.map((message): MessageItem =>
-        typeof message === 'string' || isUserMessageInput(message)
-          ? {
-              type: 'message',
-              role: 'user',
-              content: typeof message === 'string' ? message : message.content,
-              ...(typeof message === 'string' || (message.resources ?? []).length === 0
-                ? {}
-                : { parts: [...(message.resources ?? [])] }),
-            }
-          : message,
-      );
-      if (messages.length === 0) {
-        throw new SwitchboardError('invalid_input', 'execute() needs at least one message.');
-      }
+      messages = toMessageItems(inputs);
     } else if (input.resolutions.length === 0) {
       throw new SwitchboardError('invalid_input', 'execute() needs at least one resolution.');
     }

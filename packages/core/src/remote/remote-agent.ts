@@ -1,6 +1,7 @@
 import type { AgentEndpoint, AgentThreads } from '../agent/agent-endpoint.ts';
 import type { ExecuteInput } from '../agent/agent-options.ts';
 import { isUserMessageInput } from '../agent/attachment-input.ts';
+import { toMessageItems } from '../agent/message-items.ts';
 import type { RunHandle } from '../agent/run-result.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { BranchSelection, RunRecord, ThreadSummary } from '../history/history-store.ts';
@@ -125,10 +126,7 @@ class RemoteAgent implements AgentEndpoint {
           { details: { reason: 'remote_agent_option' } },
         );
       }
-      if (messages.length === 0) {
-        throw new SwitchboardError('invalid_input', 'execute() needs at least one message.');
-      }
-      body.input.messages = messages;
+      body.input.messages = toMessageItems(messages);
       if (input.parentRunId !== undefined) body.input.parentRunId = input.parentRunId;
     } else {
       if (input.resolutions.length === 0) {

@@ -10,3 +10,8 @@ export {
   type AgentRequestHandler,
   type AgentRequestHandlerOptions,
 } from './agent-request-handler.ts';
+
+// Building blocks for `AgentEndpoint`s whose runs happen elsewhere (e.g. `@switchboard/restate`):
+// the same message normalisation and chunk buffer as `Agent` and `remoteAgent`.
+export { toMessageItems } from '../agent/message-items.ts';
+export { ReplayChannel } from '../internal/replay-channel.ts';

@@ -150,6 +150,12 @@ export interface SwitchboardErrorDetails {
     overloaded?: boolean;
     transient?: boolean;
   };
+  /**
+   * `transient`: the store wrote nothing and the same call may succeed later (no connection
+   * within its time limit, a lock wait or a conflict the database rolled back), so a caller
+   * that can wait — a durable engine's step retry — tries again instead of ending the run.
+   */
+  history_error: { transient?: boolean };
   /** The run's `maxTurns`. */
   max_turns_exceeded: { maxTurns: number };
   /**
