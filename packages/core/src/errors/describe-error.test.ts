@@ -224,6 +224,17 @@ describe('describeError', () => {
     expect(details).not.toHaveProperty('server');
   });
 
+  it('names the host of an unnamed server mid-sentence in lower case', () => {
+    const { sentence } = describeError(
+      new SwitchboardError('connection_refused', 'Could not reach the agent server.', {
+        details: { host: '127.0.0.1:3010' },
+      }),
+    );
+    expect(sentence).toBe(
+      'Could not reach the server at 127.0.0.1:3010: it is not running, or it does not let this page in (CORS). Start it or allow this origin, then reconnect.',
+    );
+  });
+
   it('never calls an answered request unreachable', () => {
     const answered = [
       'http_status',

@@ -113,10 +113,19 @@ function describeCode(
     message: cut(message, maxMessage),
     ...(cause === undefined ? {} : { cause: cut(cause, maxCause) }),
   };
-  const subject = context.server === undefined ? 'The server' : `"${context.server}"`;
+  const host = stringOf(details?.['host']);
+  // Mid-sentence as often as first: written lower case, the sentence's first letter raised below.
+  const subject =
+    context.server !== undefined
+      ? `"${context.server}"`
+      : host === undefined
+        ? 'the server'
+        : `the server at ${host}`;
   const unreachable = code === 'connection_refused';
   return {
-    sentence: sentenceOf(code, { subject, details, httpStatus, invalidFields, message }),
+    sentence: upperFirst(
+      sentenceOf(code, { subject, details, httpStatus, invalidFields, message }),
+    ),
     details: facts,
     unreachable,
   };
@@ -128,6 +137,10 @@ interface SentenceFacts {
   httpStatus: number | undefined;
   invalidFields: readonly InvalidField[] | undefined;
   message: string;
+}
+
+function upperFirst(sentence: string): string {
+  return sentence.charAt(0).toUpperCase() + sentence.slice(1);
 }
 
 function sentenceOf(code: string, facts: SentenceFacts): string {
