@@ -35,7 +35,24 @@ export interface AgentToolOptions {
   /** Hold each call for approval before the sub-agent starts: always, or when it says so. */
   needsApproval?: boolean | ApprovalPredicate;
   annotations?: ToolAnnotations;
+  /**
+   * How many sub-agent runs deep a call of this tool may start one (the parent's own run is
+   * depth 0, the run this tool starts from it 1). An agent that is its own tool, or two that
+   * call each other, would otherwise nest runs for as long as the model asks: a call past the
+   * limit gets an error output (code `failed`) and starts nothing. A positive integer; default 5.
+   */
+  maxDepth?: number;
 }
+
+/** The default {@link AgentToolOptions.maxDepth}. */
+const DEFAULT_MAX_DEPTH = 5;
+
+/**
+ * The depth of each nested thread whose run a sub-agent tool of this process is running now,
+ * by thread id (absent: a top-level thread, depth 0). A tool call reads its own run's thread
+ * here; a resume after a reload sets it again from the stored state.
+ */
+const nestedDepths = new Map<string, number>();
 
 /** What {@link agentAsTool} uses of an `Agent` (structural: `agent.ts` imports this file). */
 export interface SubAgent {
@@ -65,6 +82,8 @@ interface SubAgentResumeState {
   runId: string;
   callId: string;
   reportedUsage: Usage;
+  /** The nested run's depth (1: started from a top-level run). Absent in older rows: 1. */
+  depth?: number;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -85,7 +104,10 @@ const DEFAULT_INPUT_SCHEMA: JsonSchema = {
  * first: of two resumes, one proceeds). The nested run's usage is added to the parent's once per
  * token; stopping the parent aborts the call's signal, which stops the nested run.
  *
- * @throws SwitchboardError `invalid_input` when the name is not provider-safe.
+ * Nesting is limited (`maxDepth`, default 5 runs deep): a call past it gets an error output.
+ *
+ * @throws SwitchboardError `invalid_input` when the name is not provider-safe, or `maxDepth`
+ *   is not a positive integer.
  */
 export function agentAsTool(agent: SubAgent, options: AgentToolOptions): Tool {
   const name = options.name ?? agent.name;
@@ -95,11 +117,18 @@ export function agentAsTool(agent: SubAgent, options: AgentToolOptions): Tool {
       `Tool name "${name}" must match ${TOOL_NAME.source} (provider tool-name rule); pass asTool({ name }).`,
     );
   }
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  if (!Number.isInteger(maxDepth) || maxDepth < 1) {
+    throw new SwitchboardError(
+      'invalid_input',
+      `asTool({ maxDepth }) must be a positive integer; got ${String(options.maxDepth)}.`,
+    );
+  }
   const definition: Tool = {
     name,
     description: options.description,
     inputSchema: options.inputSchema ?? DEFAULT_INPUT_SCHEMA,
-    execute: (args, context) => runSubAgent(agent, options, args, context),
+    execute: (args, context) => runSubAgent(agent, { ...options, maxDepth }, args, context),
   };
   if (options.needsApproval !== undefined) definition.needsApproval = options.needsApproval;
   if (options.annotations !== undefined) definition.annotations = options.annotations;
@@ -110,29 +139,52 @@ export function agentAsTool(agent: SubAgent, options: AgentToolOptions): Tool {
 /** One call of the sub-agent tool: a new nested run, or the resume of the one it waits for. */
 async function runSubAgent(
   agent: SubAgent,
-  options: AgentToolOptions,
+  options: AgentToolOptions & { maxDepth: number },
   args: unknown,
   context: ToolContext,
 ): Promise<unknown> {
+  const depth = (nestedDepths.get(context.threadId) ?? 0) + 1;
+  if (context.resume === undefined && depth > options.maxDepth) {
+    return toolError(
+      'failed',
+      `The sub-agent ${agent.name} was not started: this call is already ${depth - 1} sub-agent runs deep (maxDepth ${options.maxDepth}). Answer with what you have.`,
+    );
+  }
   const parentCall = { threadId: context.threadId, runId: context.runId, callId: context.callId };
   const shared = { runContext: context.runContext, signal: context.signal, parentCall };
   const resume = context.resume;
   let reported: Usage = { inputTokens: 0, outputTokens: 0 };
   let handle: RunHandle;
+  let nestedDepth = depth;
+  let nestedThreadId: string;
   if (resume === undefined) {
-    handle = agent.execute({
+    nestedThreadId = crypto.randomUUID();
+    nestedDepths.set(nestedThreadId, nestedDepth);
+    handle = startNested(agent, nestedThreadId, () => ({
       ...shared,
-      threadId: crypto.randomUUID(),
+      threadId: nestedThreadId,
       messages: options.messages?.(args) ?? defaultMessages(args),
-    });
+    }));
   } else {
     const state = readResumeState(resume.resumeState);
     reported = state.reportedUsage;
+    nestedDepth = state.depth ?? 1;
+    nestedThreadId = state.threadId;
+    nestedDepths.set(nestedThreadId, nestedDepth);
     const resolution = { ...resume.resolution, callId: state.callId };
-    handle = agent.execute({ ...shared, threadId: state.threadId, resolutions: [resolution] });
+    handle = startNested(agent, nestedThreadId, () => ({
+      ...shared,
+      threadId: state.threadId,
+      resolutions: [resolution],
+    }));
   }
-  for await (const chunk of handle.chunks) context.reportNested?.(chunk);
-  const result = await handle.result();
+  let result: RunResult;
+  try {
+    for await (const chunk of handle.chunks) context.reportNested?.(chunk);
+    result = await handle.result();
+  } finally {
+    nestedDepths.delete(nestedThreadId);
+  }
   const spent = subtractUsage(result.usage, reported);
   if (spent !== undefined) context.reportUsage?.(spent);
 
@@ -147,6 +199,7 @@ async function runSubAgent(
       runId: result.runId,
       callId: held.callId,
       reportedUsage: result.usage,
+      depth: nestedDepth,
     };
     return context.interrupt(nestedRequest(agent.name, result, held), state);
   }
@@ -157,6 +210,16 @@ async function runSubAgent(
     result.error ??
     new SwitchboardError('tool_execution_failed', `The sub-agent ${agent.name} ended unfinished.`)
   );
+}
+
+/** `agent.execute(input())`; the thread's depth is forgotten when it throws. */
+function startNested(agent: SubAgent, threadId: string, input: () => ExecuteInput): RunHandle {
+  try {
+    return agent.execute(input());
+  } catch (error) {
+    nestedDepths.delete(threadId);
+    throw error;
+  }
 }
 
 /**

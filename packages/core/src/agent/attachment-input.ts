@@ -1,6 +1,7 @@
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { AttachmentStore } from '../history/attachment-store.ts';
 import type { Model } from '../model/model.ts';
+import { checkAttachmentBytes } from './attachment-signature.ts';
 import type {
   MessageAttachmentPart,
   MessageItem,
@@ -52,7 +53,7 @@ export function isUserMessageInput(input: unknown): input is UserMessageInput {
 
 /**
  * Checks one message's attachments before anything is stored or sent: each must have a MIME
- * type, fit `maxBytes`, and be a type every model the run may use (`models`: the model, then
+ * type, hold at least one byte, fit `maxBytes`, and be a type every model the run may use (`models`: the model, then
  * its fallbacks) accepts at that size (`Model.attachmentLimits`); the history store must keep
  * attachments.
  *
@@ -81,6 +82,13 @@ export function checkAttachments(
         'invalid_input',
         `Cannot attach "${name}": its type is unknown (no MIME type).`,
         { details: { reason: 'attachment_type_unknown', attachment: facts } },
+      );
+    }
+    if (size === 0) {
+      throw new SwitchboardError(
+        'invalid_input',
+        `Cannot attach "${name}": the file is empty (0 bytes).`,
+        { details: { reason: 'attachment_empty', attachment: facts } },
       );
     }
     if (size > context.maxBytes) {
@@ -131,7 +139,11 @@ export function checkAttachments(
  * Stores the run's checked attachments in `store` (keyed by the SHA-256 of their bytes, so the
  * same file twice in a thread is stored once) and returns `messages` with one
  * `MessageAttachmentPart` per file appended to its message's `parts`. Runs before the run's
- * row is claimed: a failure here fails the run with nothing of it in the thread.
+ * row is claimed: a failure here fails the run with nothing of it in the thread. First every
+ * file of an image or PDF type is checked to hold what its type says (`checkAttachmentBytes`),
+ * so a mislabelled file is refused before anything is stored.
+ *
+ * @throws SwitchboardError `invalid_input` (`attachment_type_mismatch`); what the store throws.
  */
 export async function storeAttachments(
   store: AttachmentStore,
@@ -140,6 +152,7 @@ export async function storeAttachments(
   pending: readonly PendingAttachment[],
   signal: AbortSignal,
 ): Promise<MessageItem[]> {
+  await checkAttachmentBytes(pending);
   const result = messages.map((message) => ({ ...message }));
   for (const attachment of pending) {
     const attachmentId = await digest(attachment.bytes);

@@ -7,7 +7,7 @@ import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { BranchSelection, RunRecord, ThreadSummary } from '../history/history-store.ts';
 import { AGENT_WIRE_PATHS, type RemoteExecuteBody } from './agent-wire.ts';
 import { RemoteRunHandle, type RemoteStreamPolicy } from './remote-run-handle.ts';
-import { readJson, remoteRequest, type RemoteConnection } from './remote-request.ts';
+import { remoteJson, remoteRequest, type RemoteConnection } from './remote-request.ts';
 
 /** Options of {@link remoteAgent}. */
 export interface RemoteAgentOptions {
@@ -90,11 +90,10 @@ class RemoteAgent implements AgentEndpoint {
   }
 
   async loadThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord[]> {
-    const response = await remoteRequest(this.#connection, AGENT_WIRE_PATHS.threadRuns(threadId), {
+    return await remoteJson<RunRecord[]>(this.#connection, AGENT_WIRE_PATHS.threadRuns(threadId), {
       method: 'GET',
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    return await readJson<RunRecord[]>(response);
   }
 
   /**
@@ -147,11 +146,10 @@ class RemoteThreads implements AgentThreads {
   }
 
   async listThreads(options: { signal?: AbortSignal } = {}): Promise<ThreadSummary[]> {
-    const response = await remoteRequest(this.#connection, AGENT_WIRE_PATHS.threads, {
+    return await remoteJson<ThreadSummary[]>(this.#connection, AGENT_WIRE_PATHS.threads, {
       method: 'GET',
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    return await readJson<ThreadSummary[]>(response);
   }
 
   async renameThread(
@@ -182,7 +180,7 @@ class RemoteThreads implements AgentThreads {
     threadId: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<BranchSelection | undefined> {
-    const response = await remoteRequest(
+    const selection = await remoteJson<BranchSelection | null>(
       this.#connection,
       AGENT_WIRE_PATHS.threadBranch(threadId),
       {
@@ -190,7 +188,7 @@ class RemoteThreads implements AgentThreads {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       },
     );
-    return (await readJson<BranchSelection | null>(response)) ?? undefined;
+    return selection ?? undefined;
   }
 
   async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {

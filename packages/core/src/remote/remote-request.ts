@@ -12,9 +12,18 @@ export interface RemoteConnection {
   timeoutMs: number;
 }
 
+/** What {@link remoteRequest} and {@link remoteJson} send. */
+interface RemoteRequestInit {
+  method: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
 /**
- * Sends one request to the agent's server and returns its 2xx response (the body unread).
- * The time limit covers the wait for the response headers; `signal` aborts it.
+ * Sends one request to the agent's server and returns its 2xx response (the body unread, for
+ * an event stream). The time limit covers the wait for the response headers (and the body of
+ * an error answer); `signal` aborts it.
  *
  * @throws SwitchboardError `connection_refused` (server unreachable, or the browser offline:
  *   nothing was delivered), `timeout` (`details.which: 'request'`), `aborted`, or the server's
@@ -24,56 +33,110 @@ export interface RemoteConnection {
 export async function remoteRequest(
   connection: RemoteConnection,
   path: string,
-  init: { method: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal },
+  init: RemoteRequestInit,
 ): Promise<Response> {
+  return await exchange(connection, path, init, async (response) => response);
+}
+
+/**
+ * Sends one request and reads its 2xx answer's JSON body, all within the connection's time
+ * limit: a server that sends its headers and then stalls mid-body is a `timeout` too.
+ *
+ * @throws SwitchboardError as {@link remoteRequest}; `invalid_response` when the body is not
+ *   JSON.
+ */
+export async function remoteJson<T>(
+  connection: RemoteConnection,
+  path: string,
+  init: RemoteRequestInit,
+): Promise<T> {
+  return await exchange(connection, path, init, (response) => readJson<T>(response));
+}
+
+/**
+ * One request whose time limit lasts until `read` has what it needs of the 2xx answer (or the
+ * error answer was read): the limit aborts the request, and with it the body being read.
+ */
+async function exchange<Result>(
+  connection: RemoteConnection,
+  path: string,
+  init: RemoteRequestInit,
+  read: (response: Response) => Promise<Result>,
+): Promise<Result> {
   const url = new URL(path, connection.baseUrl);
   throwIfOffline(url.host);
   const headers = await connection.headers();
   for (const [name, value] of Object.entries(init.headers ?? {})) headers.set(name, value);
   if (init.body !== undefined) headers.set('content-type', 'application/json');
-  // The limit covers the wait for the response headers only: an event stream's body goes on
-  // for as long as the run (its silence has a limit of its own).
   const controller = new AbortController();
   let timedOut = false;
+  let expire: () => void = () => undefined;
+  // Also raced with the reads below: a custom `fetch` whose body ignores the signal still ends.
+  const expired = new Promise<never>((_, reject) => {
+    expire = () =>
+      reject(
+        new SwitchboardError(
+          'timeout',
+          `The agent server at ${url.host} did not answer within ${connection.timeoutMs} ms.`,
+          { details: { which: 'request', timeoutMs: connection.timeoutMs } },
+        ),
+      );
+  });
+  expired.catch(() => undefined);
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
+    expire();
   }, connection.timeoutMs);
   const abort = () => controller.abort();
   if (init.signal?.aborted === true) abort();
   else init.signal?.addEventListener('abort', abort, { once: true });
-  let response: Response;
-  try {
-    response = await connection.fetch(url, {
-      method: init.method,
-      headers,
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-      signal: controller.signal,
-    });
-  } catch (error) {
+  const failure = (error: unknown): SwitchboardError => {
     if (timedOut) {
-      throw new SwitchboardError(
+      return new SwitchboardError(
         'timeout',
         `The agent server at ${url.host} did not answer within ${connection.timeoutMs} ms.`,
         { cause: error, details: { which: 'request', timeoutMs: connection.timeoutMs } },
       );
     }
     if (init.signal?.aborted === true) {
-      throw new SwitchboardError('aborted', 'The request to the agent server was aborted.', {
+      return new SwitchboardError('aborted', 'The request to the agent server was aborted.', {
         cause: error,
       });
     }
-    throw new SwitchboardError(
+    return new SwitchboardError(
       'connection_refused',
       `Could not reach the agent server at ${url.host}.`,
       { cause: error, details: { host: url.host } },
     );
+  };
+  try {
+    let response: Response;
+    try {
+      response = await Promise.race([
+        connection.fetch(url, {
+          method: init.method,
+          headers,
+          ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+          signal: controller.signal,
+        }),
+        expired,
+      ]);
+    } catch (error) {
+      throw isSwitchboardError(error, 'timeout') ? error : failure(error);
+    }
+    if (!response.ok) throw await Promise.race([errorOfResponse(response, url), expired]);
+    try {
+      return await Promise.race([read(response), expired]);
+    } catch (error) {
+      if (timedOut && !isSwitchboardError(error, 'timeout')) throw failure(error);
+      if (init.signal?.aborted === true && !isSwitchboardError(error)) throw failure(error);
+      throw error;
+    }
   } finally {
     clearTimeout(timer);
     init.signal?.removeEventListener('abort', abort);
   }
-  if (response.ok) return response;
-  throw await errorOfResponse(response, url);
 }
 
 /** The error a non-2xx answer carries ({@link WireErrorBody}), else `http_status`. */

@@ -110,6 +110,7 @@ export class RemoteRunHandle implements RunHandle {
           },
         );
         if (response.body === null) throw lost('The agent server sent no event stream.');
+        throwUnlessEventStream(response);
         for await (const event of readServerSentEvents(response.body, this.#policy.idleTimeoutMs)) {
           failures = 0;
           if (event.event === SSE_EVENTS.result) {
@@ -191,6 +192,22 @@ export class RemoteRunHandle implements RunHandle {
       error: failure,
     });
   }
+}
+
+/**
+ * A 200 that is not an event stream (a fallback page of the app, a proxy's page) would end at
+ * once and be asked for again and again without a failure: it is a wrong answer, said once.
+ *
+ * @throws SwitchboardError `invalid_response`.
+ */
+function throwUnlessEventStream(response: Response): void {
+  const type = response.headers.get('content-type') ?? '';
+  if (type.split(';')[0]?.trim().toLowerCase() === 'text/event-stream') return;
+  void response.body?.cancel().catch(() => undefined);
+  throw new SwitchboardError(
+    'invalid_response',
+    `The agent server answered a run's event stream with ${type === '' ? 'no content type' : type}, not text/event-stream.`,
+  );
 }
 
 function lost(message: string): SwitchboardError {

@@ -309,12 +309,15 @@ function execute(
   }
 }
 
-/** The sequence a reader already has: `?after=`, else `Last-Event-ID`, else none (-1). */
+/**
+ * The sequence a reader already has: `?after=`, else `Last-Event-ID`, else none (-1); a value
+ * that is not a whole number (empty, `abc`) is none, so nothing is skipped.
+ */
 function afterOf(request: Request): number {
   const value =
     new URL(request.url).searchParams.get('after') ?? request.headers.get('last-event-id');
-  const after = Number(value ?? '-1');
-  return Number.isInteger(after) ? after : -1;
+  // `Number('')` is 0: an empty value would skip chunk 0. Only digits name a sequence.
+  return value !== null && /^\d+$/.test(value.trim()) ? Number(value.trim()) : -1;
 }
 
 const STATUS_OF: Partial<Record<SwitchboardErrorCode, number>> = {
