@@ -5,10 +5,12 @@
  * 1. bytes written by a 40-turn run: an `Agent` run whose model calls a tool 39 times and then
  *    answers, saved through `compareAndSetRun` after every step as the agent does; the thread
  *    file's size beside the size of the final row;
- * 2. `loadRuns` and `compareAndSetRun` on threads of 100 / 1,000 / 10,000 items (runs of 10
+ * 2. `loadRuns` and `compareAndSetRun` (wall and CPU time: the file system's fsync waits vary
+ *    with the load of the machine) on threads of 100 / 1,000 / 10,000 items (runs of 10
  *    items of ~300 bytes each, written as full lines): the first `loadRuns` of a new instance,
- *    then the median of 25 `loadRuns` and of 25 `compareAndSetRun` (each a new run of 2 items,
- *    as a chat turn starts) on that instance, and the ratio 10,000 / 100.
+ *    then the median of 25 `loadRuns`, then of 25 `compareAndSetRun` (each a new run of 2 items,
+ *    as a chat turn starts) on that instance, each followed by `loadRunChanges` from the cursor
+ *    before it (when the store has it), and the ratio 10,000 / 100.
  *
  * `npx tsx --conditions=@switchboard/source bench/jsonl-append-cost.ts`
  * (`JSONL_STORE_MODULE=<path of another jsonl-history-store.ts>` measures that version instead.)
@@ -27,6 +29,16 @@ const modulePath = resolve(
   process.env['JSONL_STORE_MODULE'] ?? 'packages/core/src/node/jsonl-history-store.ts',
 );
 const { JsonlHistoryStore } = (await import(pathToFileURL(modulePath).href)) as StoreModule;
+
+/** Wall time and CPU time (user + system, all threads of this process) of `task`, in ms. */
+async function timed(task: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await task();
+  const wall = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { wall, cpu: (used.user + used.system) / 1_000 };
+}
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -81,20 +93,28 @@ async function writeThread(directory: string, items: number): Promise<void> {
   await writeFile(join(directory, 't.jsonl'), `${lines.join('\n')}\n`);
 }
 
-async function threadLength(items: number): Promise<{ load: number; cas: number }> {
+interface Cost {
+  load: number;
+  loadCpu: number;
+  cas: number;
+  casCpu: number;
+  changes: number;
+  changesCpu: number;
+}
+
+async function threadLength(items: number): Promise<Cost> {
   const directory = await mkdtemp(join(tmpdir(), 'switchboard-jsonl-cost-'));
   try {
     await writeThread(directory, items);
     const store = new JsonlHistoryStore({ directory });
-    let started = performance.now();
-    await store.loadRuns('t');
-    const first = performance.now() - started;
-    const loads: number[] = [];
-    const writes: number[] = [];
+    const first = await timed(() => store.loadRuns('t'));
+    const loads: { wall: number; cpu: number }[] = [];
+    const writes: { wall: number; cpu: number }[] = [];
+    const changes: { wall: number; cpu: number }[] = [];
+    for (let round = 0; round < 25; round++) loads.push(await timed(() => store.loadRuns('t')));
+    let cursor: string | undefined;
+    if ('loadRunChanges' in store) cursor = (await store.loadRunChanges('t', undefined)).cursor;
     for (let round = 0; round < 25; round++) {
-      started = performance.now();
-      await store.loadRuns('t');
-      loads.push(performance.now() - started);
       const run: RunRecord = {
         runId: `new-${round}`,
         threadId: 't',
@@ -103,19 +123,39 @@ async function threadLength(items: number): Promise<{ load: number; cas: number 
         createdAt: items + round,
         updatedAt: items + round,
       };
-      started = performance.now();
-      const result = await store.compareAndSetRun(run, 0);
-      writes.push(performance.now() - started);
-      if (!result.written) throw new Error('compareAndSetRun did not write');
+      writes.push(
+        await timed(async () => {
+          const result = await store.compareAndSetRun(run, 0);
+          if (!result.written) throw new Error('compareAndSetRun did not write');
+        }),
+      );
+      if (cursor === undefined || !('loadRunChanges' in store)) continue;
+      const since = cursor;
+      changes.push(
+        await timed(async () => {
+          const changed = await store.loadRunChanges('t', since);
+          if (changed.complete || changed.runs.length !== 1) throw new Error('not incremental');
+          cursor = changed.cursor;
+        }),
+      );
     }
-    const load = median(loads);
-    const cas = median(writes);
+    const cost: Cost = {
+      load: median(loads.map((time) => time.wall)),
+      loadCpu: median(loads.map((time) => time.cpu)),
+      cas: median(writes.map((time) => time.wall)),
+      casCpu: median(writes.map((time) => time.cpu)),
+      changes: median(changes.map((time) => time.wall)),
+      changesCpu: median(changes.map((time) => time.cpu)),
+    };
+    const ms = (wall: number, cpu: number) => `${wall.toFixed(2)} ms (CPU ${cpu.toFixed(2)} ms)`;
     console.log(
       `${String(items).padStart(6)} items (${(await stat(join(directory, 't.jsonl'))).size} bytes): ` +
-        `first loadRuns ${first.toFixed(2)} ms, loadRuns ${load.toFixed(2)} ms, ` +
-        `compareAndSetRun ${cas.toFixed(2)} ms (medians of 25)`,
+        `first loadRuns ${ms(first.wall, first.cpu)}, loadRuns ${ms(cost.load, cost.loadCpu)}, ` +
+        `compareAndSetRun ${ms(cost.cas, cost.casCpu)}` +
+        (changes.length === 0 ? '' : `, loadRunChanges ${ms(cost.changes, cost.changesCpu)}`) +
+        ' (medians of 25)',
     );
-    return { load, cas };
+    return cost;
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
@@ -132,6 +172,11 @@ const small = await threadLength(100);
 await threadLength(1_000);
 const large = await threadLength(10_000);
 console.log(
-  `ratio 10,000 / 100 items: loadRuns ×${(large.load / small.load).toFixed(1)}, ` +
-    `compareAndSetRun ×${(large.cas / small.cas).toFixed(1)}`,
+  `ratio 10,000 / 100 items: loadRuns ×${(large.load / small.load).toFixed(1)} ` +
+    `(CPU ×${(large.loadCpu / small.loadCpu).toFixed(1)}), compareAndSetRun ` +
+    `×${(large.cas / small.cas).toFixed(1)} (CPU ×${(large.casCpu / small.casCpu).toFixed(1)})` +
+    (large.changes === 0
+      ? ''
+      : `, loadRunChanges ×${(large.changes / small.changes).toFixed(1)} ` +
+        `(CPU ×${(large.changesCpu / small.changesCpu).toFixed(1)})`),
 );
