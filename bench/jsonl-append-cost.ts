@@ -23,8 +23,10 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod/v4';
 import { Agent, tool, type HistoryStore, type Item, type RunRecord } from '@switchboard/core';
 import { mockModel, textTurn, toolCallTurn } from '@switchboard/core/testing';
+import type { JsonlHistoryStore as CurrentStore } from '../packages/core/src/node/jsonl-history-store.ts';
 
-type StoreModule = typeof import('../packages/core/src/node/jsonl-history-store.ts');
+type StoreModule = { JsonlHistoryStore: typeof CurrentStore };
+
 const modulePath = resolve(
   process.env['JSONL_STORE_MODULE'] ?? 'packages/core/src/node/jsonl-history-store.ts',
 );
