@@ -163,7 +163,8 @@ export class JsonlHistoryStore implements HistoryStore {
   }
 
   /**
-   * Appends the run's row to its thread's file and updates `threads.json`.
+   * Appends the run's row to its thread's file (a delta line when its items extend the stored
+   * row's, else a full line) and updates `threads.json`.
    *
    * @throws SwitchboardError `invalid_input` when an id is not a string, a time is not a finite
    *   number, or the run is not JSON-serialisable; `history_error` when a file cannot be written.
@@ -333,9 +334,15 @@ export class JsonlHistoryStore implements HistoryStore {
   /** Appends the line that stores `run` over `stored` (its row as `file` holds it). */
   async #append(file: ThreadFile, run: RunRecord, stored: StoredRow | undefined): Promise<void> {
     const line = runLine(run, stored);
-    await appendToThreadFile(this.#threadPath(run.threadId), file, line, () =>
-      runLine(run, undefined),
-    );
+    try {
+      await appendToThreadFile(this.#threadPath(run.threadId), file, line, () =>
+        runLine(run, undefined),
+      );
+    } catch (error) {
+      // What reached the file is unknown: read it whole next time.
+      this.#files.delete(file.threadId);
+      throw error;
+    }
     this.#remember(file);
   }
 
