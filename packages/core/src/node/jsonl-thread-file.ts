@@ -10,7 +10,7 @@ import { applyRunLine, type StoredRow } from './jsonl-run-lines.ts';
  */
 export interface ThreadFile {
   threadId: string;
-  /** `dev:ino:birthtime` of the file; `undefined` when it does not exist. */
+  /** `dev:ino:birthtime` of the file (see `identify`); `undefined` when it does not exist. */
   identity: string | undefined;
   /** Bytes read and parsed: up to and including the newline of the last complete line. */
   offset: number;
@@ -155,8 +155,11 @@ function emptyThreadFile(threadId: string): ThreadFile {
 
 async function identify(handle: FileHandle): Promise<{ identity: string; size: number }> {
   const stats = await handle.stat({ bigint: true });
+  // Where the platform has no birth time, Node reports the change time, which every append
+  // moves: leave it out then (the size and tail checks still catch a recreated file).
+  const born = stats.birthtimeNs === stats.ctimeNs ? '-' : String(stats.birthtimeNs);
   return {
-    identity: `${stats.dev}:${stats.ino}:${stats.birthtimeNs}`,
+    identity: `${stats.dev}:${stats.ino}:${born}`,
     size: Number(stats.size),
   };
 }
