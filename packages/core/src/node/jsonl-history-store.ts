@@ -77,7 +77,7 @@ const DEFAULT_CACHED_THREADS = 16;
  *   The instance keeps, per thread (the `cachedThreads` most recently used), the rows it parsed
  *   and how far it read, so `loadRuns`, `loadRunChanges` and `compareAndSetRun` parse only the
  *   bytes appended since, by any instance or process. The file is read whole again when it is
- *   another file (device, inode and birth time), shorter than what was read, or has other bytes
+ *   another file (device and inode), shorter than what was read, or has other bytes
  *   just before that point (rewritten in place).
  * - `<encoded threadId>.attachments/`: the bytes of the thread's attached files, one file each
  *   ({@link JsonlHistoryStore.attachments}); removed with the thread.

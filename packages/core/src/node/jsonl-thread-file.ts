@@ -4,13 +4,13 @@ import { applyRunLine, type StoredRow } from './jsonl-run-lines.ts';
 /**
  * What a `JsonlHistoryStore` knows of one thread file, so that a later read only parses the
  * bytes appended since (by this instance or any other process): the rows, how far the file was
- * read, and what identifies the file. A file deleted and recreated (another inode or birth
- * time), shorter than what was read, or with other bytes just before that point (rewritten in
- * place) is read whole again.
+ * read, and what identifies the file. A file deleted and recreated (another device or inode),
+ * shorter than what was read, or with other bytes just before that point (rewritten in place, or
+ * recreated on the same inode) is read whole again.
  */
 export interface ThreadFile {
   threadId: string;
-  /** `dev:ino:birthtime` of the file (see `identify`); `undefined` when it does not exist. */
+  /** `dev:ino` of the file; `undefined` when it does not exist. */
   identity: string | undefined;
   /** Bytes read and parsed: up to and including the newline of the last complete line. */
   offset: number;
@@ -155,11 +155,10 @@ function emptyThreadFile(threadId: string): ThreadFile {
 
 async function identify(handle: FileHandle): Promise<{ identity: string; size: number }> {
   const stats = await handle.stat({ bigint: true });
-  // Where the platform has no birth time, Node reports the change time, which every append
-  // moves: leave it out then (the size and tail checks still catch a recreated file).
-  const born = stats.birthtimeNs === stats.ctimeNs ? '-' : String(stats.birthtimeNs);
+  // No birth time: where a platform lacks one, Node reports the change time, which every
+  // append moves. A recreated file that reuses the inode is caught by the size and tail checks.
   return {
-    identity: `${stats.dev}:${stats.ino}:${born}`,
+    identity: `${stats.dev}:${stats.ino}`,
     size: Number(stats.size),
   };
 }
