@@ -107,6 +107,19 @@ export type CompareAndSetResult =
   /** The stored row had another version; `current` is that row (`undefined`: no row). */
   | { written: false; current: RunRecord | undefined };
 
+/** Where a reader of a thread's rows got to (opaque; each store has its own form). */
+export type ThreadCursor = string;
+/**
+ * The rows of a thread written after a {@link ThreadCursor}: `runs` (latest version of each, in
+ * `loadRuns` order), the `cursor` to pass next time, and `complete`: `runs` is the whole thread
+ * and replaces what the caller holds (no, unknown or outdated cursor).
+ */
+export interface RunChanges {
+  runs: RunRecord[];
+  cursor: ThreadCursor;
+  complete: boolean;
+}
+
 /** A tool call of a paused run that waits for a human, with what resuming it needs. */
 export interface PendingCall {
   call: FunctionCallItem;

@@ -8,19 +8,35 @@ import {
   type BranchSelection,
   type CompareAndSetResult,
   type HistoryStore,
+  type RunChanges,
   type RunRecord,
+  type ThreadCursor,
   type ThreadSummary,
 } from '../history/history-store.ts';
 import type { Item } from '../vocabulary/items.ts';
 import type { AttachmentStore } from '../history/attachment-store.ts';
 import { JsonlAttachmentStore, threadAttachmentDirectory } from './jsonl-attachment-store.ts';
 import { withLockFile } from './lock-file.ts';
+import { checkRun, runLine, type StoredRow } from './jsonl-run-lines.ts';
+import {
+  appendToThreadFile,
+  cursorOffset,
+  readThreadFile,
+  threadCursor,
+  type ThreadFile,
+} from './jsonl-thread-file.ts';
 import { encodeThreadId } from './thread-file-name.ts';
 
 /** Options of {@link JsonlHistoryStore}. */
 export interface JsonlHistoryStoreOptions {
   /** The directory for the files; created (with its parents) on the first write. */
   directory: string;
+  /**
+   * How many threads' parsed rows the store keeps in memory (least recently used dropped first),
+   * so that reading a thread again only parses what was appended since. Default 16; 0 keeps none
+   * (every read parses the whole file).
+   */
+  cachedThreads?: number;
 }
 
 /** A thread's entry in `threads.json`. */
@@ -41,13 +57,28 @@ interface ThreadIndex {
 }
 
 const INDEX_FILE = 'threads.json';
+const DEFAULT_CACHED_THREADS = 16;
 /**
  * A {@link HistoryStore} in files, for Node (`@switchboard/core/node`):
  *
- * - `<encoded threadId>.jsonl`: one JSON line per saved run row. Saving a run appends one line,
- *   so `saveRun` writes O(its items); saving the same `runId` again appends a newer line and
- *   readers keep the last line per `runId` (at the place of its first line).
- *   `compareAndSetRun` also reads the thread's file to check the stored version (O(thread)).
+ * - `<encoded threadId>.jsonl`: one JSON line per save of a run row; readers keep the last
+ *   version per `runId` (at the place of its first line). Two kinds of line:
+ *   - a full line is the row, `JSON.stringify(run)`; written for a new row, or when the saved
+ *     row's `items` do not begin with the stored row's items (items replaced);
+ *   - a delta line is written when they do (the agent saving a run as it goes): the row's other
+ *     fields, without `items`, plus `"delta": { "base": <byte offset of the line of the stored
+ *     row>, "baseItems": <its item count>, "baseVersion": <its version, 0 when absent>, "items":
+ *     [<the items appended since>] }`. So a save writes O(new items), not O(run).
+ *
+ *   A delta line whose base is not the row's current line (a damaged file: a line lost or
+ *   edited) is skipped like a malformed line, and so is every later delta line built on it: the
+ *   row reads as its last version that can be rebuilt, never with items missing. Files with only
+ *   full lines (written by older versions) read as before; older versions skip delta lines.
+ *   The instance keeps, per thread (the `cachedThreads` most recently used), the rows it parsed
+ *   and how far it read, so `loadRuns`, `loadRunChanges` and `compareAndSetRun` parse only the
+ *   bytes appended since, by any instance or process. The file is read whole again when it is
+ *   another file (device and inode), shorter than what was read, or has other bytes
+ *   just before that point (rewritten in place).
  * - `<encoded threadId>.attachments/`: the bytes of the thread's attached files, one file each
  *   ({@link JsonlHistoryStore.attachments}); removed with the thread.
  * - `threads.json`: `{ version: 1, threads: { [threadId]: { title, titleSource, createdAt,
@@ -72,12 +103,16 @@ const INDEX_FILE = 'threads.json';
  */
 export class JsonlHistoryStore implements HistoryStore {
   readonly #directory: string;
+  readonly #cachedThreads: number;
+  /** Thread files as read, least recently used first. */
+  readonly #files = new Map<string, ThreadFile>();
   #queue: Promise<unknown> = Promise.resolve();
   /** The bytes of attached files, as files beside each thread's file. */
   readonly attachments: AttachmentStore;
 
   constructor(options: JsonlHistoryStoreOptions) {
     this.#directory = options.directory;
+    this.#cachedThreads = options.cachedThreads ?? DEFAULT_CACHED_THREADS;
     this.attachments = new JsonlAttachmentStore(options.directory);
   }
 
@@ -88,30 +123,61 @@ export class JsonlHistoryStore implements HistoryStore {
 
   /**
    * The thread's run rows ordered by `createdAt` (ties: order of first save); `[]` for an unknown
-   * thread. Malformed lines are skipped.
+   * thread. Malformed lines are skipped. Copies: changing them changes nothing stored.
    */
   async loadRuns(threadId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord[]> {
     const { signal } = options;
     return await this.#exclusive(signal, 'load the thread', async () => {
-      const runs = await this.#readRuns(threadId, signal);
-      return [...runs.values()].sort((a, b) => a.createdAt - b.createdAt);
+      const file = await this.#read(threadId, signal);
+      return copiesInOrder(file.rows.values());
     });
   }
 
   /**
-   * Appends the run's row to its thread's file and updates `threads.json`.
+   * The rows written to the thread since `since` (a cursor this method returned, from any
+   * instance on the directory), parsing only the bytes appended since. The cursor is the file's
+   * identity and the byte offset read to; `complete` is true (and `runs` the whole thread) when
+   * `since` is `undefined`, not such a cursor, or of a file since deleted, recreated or
+   * rewritten.
+   *
+   * @throws SwitchboardError `history_error` when the file cannot be read; `aborted`.
+   */
+  async loadRunChanges(
+    threadId: string,
+    since: ThreadCursor | undefined,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<RunChanges> {
+    const { signal } = options;
+    return await this.#exclusive(signal, 'load the thread', async () => {
+      const file = await this.#read(threadId, signal);
+      const cursor = threadCursor(file);
+      const from =
+        since === undefined
+          ? undefined
+          : await cursorOffset(this.#threadPath(threadId), file, since);
+      if (from === undefined)
+        return { runs: copiesInOrder(file.rows.values()), cursor, complete: true };
+      const changed = [...file.rows.values()].filter((row) => row.line >= from);
+      return { runs: copiesInOrder(changed), cursor, complete: false };
+    });
+  }
+
+  /**
+   * Appends the run's row to its thread's file (a delta line when its items extend the stored
+   * row's, else a full line) and updates `threads.json`.
    *
    * @throws SwitchboardError `invalid_input` when an id is not a string, a time is not a finite
    *   number, or the run is not JSON-serialisable; `history_error` when a file cannot be written.
    */
   async saveRun(run: RunRecord, options: { signal?: AbortSignal } = {}): Promise<void> {
-    const line = serialiseRun(run);
+    checkRun(run);
     const { signal } = options;
     await this.#exclusive(signal, 'save the run', async () => {
       await mkdir(this.#directory, { recursive: true });
-      await withLockFile(this.#lockPath(run.threadId), signal, () =>
-        appendLine(this.#threadPath(run.threadId), line),
-      );
+      await withLockFile(this.#lockPath(run.threadId), signal, async () => {
+        const file = await this.#read(run.threadId, signal);
+        await this.#append(file, run, file.rows.get(run.runId));
+      });
       throwIfAborted(signal);
       await this.#updateIndex(signal, (index) => touchThread(index, run));
     });
@@ -131,7 +197,7 @@ export class JsonlHistoryStore implements HistoryStore {
     options: { signal?: AbortSignal } = {},
   ): Promise<CompareAndSetResult> {
     const version = expectedVersion + 1;
-    const line = serialiseRun({ ...run, version });
+    checkRun(run);
     const { signal } = options;
     return await this.#exclusive(signal, 'save the run', async () => {
       await mkdir(this.#directory, { recursive: true });
@@ -139,12 +205,13 @@ export class JsonlHistoryStore implements HistoryStore {
         this.#lockPath(run.threadId),
         signal,
         async (): Promise<CompareAndSetResult> => {
-          const runs = await this.#readRuns(run.threadId, signal);
-          const stored = runs.get(run.runId);
-          if ((stored?.version ?? 0) !== expectedVersion)
-            return { written: false, current: stored };
+          const file = await this.#read(run.threadId, signal);
+          const stored = file.rows.get(run.runId);
+          if ((stored?.run.version ?? 0) !== expectedVersion) {
+            return { written: false, current: stored && structuredClone(stored.run) };
+          }
           throwIfAborted(signal);
-          await appendLine(this.#threadPath(run.threadId), line);
+          await this.#append(file, { ...run, version }, stored);
           return { written: true, version };
         },
       );
@@ -226,6 +293,7 @@ export class JsonlHistoryStore implements HistoryStore {
     await this.#exclusive(signal, 'delete the thread', async () => {
       await mkdir(this.#directory, { recursive: true });
       await withLockFile(this.#lockPath(threadId), signal, async () => {
+        this.#files.delete(threadId);
         await rm(this.#threadPath(threadId), { force: true });
         await rm(threadAttachmentDirectory(this.#directory, threadId), {
           recursive: true,
@@ -249,19 +317,44 @@ export class JsonlHistoryStore implements HistoryStore {
     return join(this.#directory, `${encodeThreadId(threadId)}.lock`);
   }
 
-  /** The thread's rows by `runId` (last line per run wins), from its file. */
-  async #readRuns(
-    threadId: string,
-    signal: AbortSignal | undefined,
-  ): Promise<Map<string, RunRecord>> {
-    const text = await readTextFile(this.#threadPath(threadId), signal);
+  /**
+   * The thread's file as read now: from where this instance last read it when it is still the
+   * same file, else whole; kept as the most recently used thread.
+   */
+  async #read(threadId: string, signal: AbortSignal | undefined): Promise<ThreadFile> {
     throwIfAborted(signal);
-    const runs = new Map<string, RunRecord>();
-    for (const line of (text ?? '').split('\n')) {
-      const run = parseRunLine(line, threadId);
-      if (run !== undefined) runs.set(run.runId, run);
+    const known = this.#files.get(threadId);
+    this.#files.delete(threadId);
+    const file = await readThreadFile(this.#threadPath(threadId), threadId, known);
+    this.#remember(file);
+    throwIfAborted(signal);
+    return file;
+  }
+
+  /** Appends the line that stores `run` over `stored` (its row as `file` holds it). */
+  async #append(file: ThreadFile, run: RunRecord, stored: StoredRow | undefined): Promise<void> {
+    const line = runLine(run, stored);
+    try {
+      await appendToThreadFile(this.#threadPath(run.threadId), file, line, () =>
+        runLine(run, undefined),
+      );
+    } catch (error) {
+      // What reached the file is unknown: read it whole next time.
+      this.#files.delete(file.threadId);
+      throw error;
     }
-    return runs;
+    this.#remember(file);
+  }
+
+  /** Keeps `file` as the most recently used thread, dropping the least recently used ones. */
+  #remember(file: ThreadFile): void {
+    this.#files.delete(file.threadId);
+    if (file.identity === undefined || this.#cachedThreads <= 0) return;
+    this.#files.set(file.threadId, file);
+    for (const threadId of this.#files.keys()) {
+      if (this.#files.size <= this.#cachedThreads) break;
+      this.#files.delete(threadId);
+    }
   }
 
   /**
@@ -364,67 +457,12 @@ async function readTextFile(
   }
 }
 
-/**
- * Appends `line` (which ends with a newline). When the file does not end with a newline (a torn
- * write), a newline goes first so the torn line stays alone and is skipped by readers.
- */
-async function appendLine(path: string, line: string): Promise<void> {
-  const handle = await open(path, 'a+');
-  try {
-    const { size } = await handle.stat();
-    let prefix = '';
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) prefix = '\n';
-    }
-    await handle.appendFile(prefix + line, 'utf8');
-  } finally {
-    await handle.close();
-  }
-}
-
-function serialiseRun(run: RunRecord): string {
-  if (typeof run.runId !== 'string' || typeof run.threadId !== 'string') {
-    throw new SwitchboardError('invalid_input', 'A run needs string runId and threadId.');
-  }
-  if (!Number.isFinite(run.createdAt) || !Number.isFinite(run.updatedAt)) {
-    throw new SwitchboardError(
-      'invalid_input',
-      `Run ${run.runId}: createdAt and updatedAt must be finite numbers (ms since the epoch).`,
-    );
-  }
-  try {
-    return `${JSON.stringify(run)}\n`;
-  } catch (error) {
-    throw new SwitchboardError('invalid_input', `Run ${run.runId} is not JSON-serialisable.`, {
-      cause: error,
-    });
-  }
-}
-
-/** The run on `line`, or `undefined` for a blank, malformed or foreign line. */
-function parseRunLine(line: string, threadId: string): RunRecord | undefined {
-  if (line.trim() === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const run = value as Partial<RunRecord>;
-  if (
-    typeof run.runId !== 'string' ||
-    run.threadId !== threadId ||
-    typeof run.createdAt !== 'number' ||
-    typeof run.updatedAt !== 'number' ||
-    typeof run.status !== 'string' ||
-    !Array.isArray(run.items)
-  ) {
-    return undefined;
-  }
-  return value as RunRecord;
+/** Copies of the rows, ordered by `createdAt` (ties: order of first save). */
+function copiesInOrder(rows: Iterable<StoredRow>): RunRecord[] {
+  return [...rows]
+    .map((row) => row.run)
+    .sort((a, b) => a.createdAt - b.createdAt)
+    .map((run) => structuredClone(run));
 }
 
 function emptyRecord(): Record<string, ThreadEntry> {
