@@ -3,6 +3,7 @@ import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item } from '../vocabulary/items.ts';
 import type { HistoryStore, RunRecord, RunState } from './history-store.ts';
 import { describeBranchContract } from './history-branches-contract.ts';
+import { describeRunChangesContract } from './history-changes-contract.ts';
 
 /**
  * What a {@link describeHistoryStore} suite needs for one test: a store over fresh, empty
@@ -12,6 +13,12 @@ export interface HistoryStoreHarness {
   store: HistoryStore;
   /** A second store over the same storage, as after a page reload. Absent for memory stores. */
   reopen?: () => HistoryStore;
+  /**
+   * Temporary, for `JsonlHistoryStore` only until its incremental `loadRunChanges` lands (branch
+   * `jsonl`): every answer is the whole thread, so the contract checks `complete: true` and
+   * `loadRuns`' rows where other stores must answer only what changed.
+   */
+  wholeThreadChanges?: true;
   /** Releases the storage (closes databases, removes temporary files). */
   dispose?: () => Promise<void> | void;
 }
@@ -447,5 +454,6 @@ export function describeHistoryStore(
     });
 
     describeBranchContract(() => harness);
+    describeRunChangesContract(() => harness);
   });
 }

@@ -29,6 +29,7 @@ describeHistoryStore('JsonlHistoryStore', async () => {
   return {
     store: open(),
     reopen: open,
+    wholeThreadChanges: true,
     dispose: () => rm(directory, { recursive: true, force: true }),
   };
 });

@@ -8,7 +8,9 @@ import {
   type BranchSelection,
   type CompareAndSetResult,
   type HistoryStore,
+  type RunChanges,
   type RunRecord,
+  type ThreadCursor,
   type ThreadSummary,
 } from '../history/history-store.ts';
 import type { Item } from '../vocabulary/items.ts';
@@ -96,6 +98,18 @@ export class JsonlHistoryStore implements HistoryStore {
       const runs = await this.#readRuns(threadId, signal);
       return [...runs.values()].sort((a, b) => a.createdAt - b.createdAt);
     });
+  }
+
+  /**
+   * See {@link HistoryStore.loadRunChanges}. For now always the whole thread
+   * (`complete: true`, as `loadRuns`): an incremental reading of the file is to come.
+   */
+  async loadRunChanges(
+    threadId: string,
+    _since: ThreadCursor | undefined,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<RunChanges> {
+    return { runs: await this.loadRuns(threadId, options), cursor: 'jsonl', complete: true };
   }
 
   /**
