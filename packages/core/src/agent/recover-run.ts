@@ -13,6 +13,16 @@ export interface RecoveryScope {
   owner: string;
   /** Milliseconds since the epoch. Default `Date.now()`. */
   now?: number;
+  /**
+   * Reads the thread's rows as they now stand: the agent's thread cache
+   * (`ThreadCache.load`). Default `history.loadRuns`.
+   */
+  read?: (threadId: string, options: { signal?: AbortSignal }) => Promise<RunRecord[]>;
+}
+
+/** The scope's way to read a thread's rows. */
+function readerOf(scope: RecoveryScope): NonNullable<RecoveryScope['read']> {
+  return scope.read ?? ((threadId, options) => scope.history.loadRuns(threadId, options));
 }
 
 /** Code of the output a recovered call gets, and of a recovered run's `error`. */
@@ -59,7 +69,7 @@ export async function recoverStaleRuns(
       if (!isSwitchboardError(error, 'run_claimed')) throw error;
     }
   }
-  return await scope.history.loadRuns(threadId);
+  return await readerOf(scope)(threadId, {});
 }
 
 /**
@@ -74,9 +84,7 @@ export async function loadRecovered(
   scope: RecoveryScope & { signal?: AbortSignal },
 ): Promise<RunRecord[]> {
   const signal = scope.signal;
-  const runs = await scope.history
-    .loadRuns(threadId, signal === undefined ? {} : { signal })
-    .catch((error: unknown) => {
+  const runs = await readerOf(scope)(threadId, signal === undefined ? {} : { signal }).catch((error: unknown) => {
       throw signal?.aborted === true ? error : asHistoryError(error, 'load the thread');
     });
   if (!runs.some((run) => isStale(run, scope.owner, scope.now ?? Date.now()))) return runs;

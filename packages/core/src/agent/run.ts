@@ -32,6 +32,7 @@ import type { ResolvedModelRetryPolicy } from './model-retry-policy.ts';
 import { modelItems } from './model-items.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import { loadRecovered } from './recover-run.ts';
+import type { ThreadCache } from './thread-cache.ts';
 import { branchPointOf } from './branch-point.ts';
 import { abandonNestedPauses } from './abandon-pause.ts';
 import {
@@ -70,6 +71,8 @@ export interface RunSetup {
   liveCalls: LiveCalls;
   /** The lease owner id of the agent (one per `Agent` instance). */
   owner: string;
+  /** The agent's rows of its threads (read through it: O(changes), see `ThreadCache`). */
+  threads: ThreadCache;
   /** The run's retry policy (the agent's, with the run's fields over it). */
   modelRetry: ResolvedModelRetryPolicy;
   /** The models to fall back to after `agent.model`, in order. */
@@ -82,6 +85,16 @@ export interface RunSetup {
   steps?: StepRunner;
   /** The new run's id (default random); see `ExecuteInput.runId`. */
   runId?: string;
+}
+
+/**
+ * `runs` with its last row (the pause a resume continues) replaced by a copy: the resumed row is
+ * the run's own from then on, never the thread cache's shared row (see `ThreadCache`).
+ */
+function ownLast(runs: RunRecord[]): RunRecord[] {
+  const last = runs.at(-1);
+  if (last !== undefined) runs[runs.length - 1] = structuredClone(last);
+  return runs;
 }
 
 /** Starts the loop in the background and returns its handle (see `Agent.execute`). */
@@ -169,14 +182,14 @@ class Run {
       const runs = await this.#loadThread();
       this.#releaseForeignLiveCalls(runs);
       if (resolutions !== undefined) {
-        paused = runs.at(-1);
+        paused = ownLast(runs).at(-1);
         const start = await claimPausedRun(
           journal,
           runs,
           resolutions,
           this.#setup.liveCalls,
           this.#toolCalls,
-          () => this.#loadThread(),
+          async () => ownLast(await this.#loadThread()),
         );
         if (start.type === 'invalid') {
           journal.emitStarted();
@@ -297,6 +310,7 @@ class Run {
       history: this.#setup.history,
       owner: this.#setup.owner,
       signal: this.#signal,
+      read: (threadId, options) => this.#setup.threads.load(threadId, options),
       write: (row, expectedVersion) => this.#journal.writeOther(row, expectedVersion),
     });
   }
