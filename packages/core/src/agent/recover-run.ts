@@ -84,9 +84,11 @@ export async function loadRecovered(
   scope: RecoveryScope & { signal?: AbortSignal },
 ): Promise<RunRecord[]> {
   const signal = scope.signal;
-  const runs = await readerOf(scope)(threadId, signal === undefined ? {} : { signal }).catch((error: unknown) => {
+  const runs = await readerOf(scope)(threadId, signal === undefined ? {} : { signal }).catch(
+    (error: unknown) => {
       throw signal?.aborted === true ? error : asHistoryError(error, 'load the thread');
-    });
+    },
+  );
   if (!runs.some((run) => isStale(run, scope.owner, scope.now ?? Date.now()))) return runs;
   return await recoverStaleRuns(threadId, runs, scope).catch((error: unknown) => {
     throw asHistoryError(error, 'recover the thread');

@@ -395,7 +395,6 @@ async function putRun(
   ]);
 }
 
-
 /** Every `[threadId, createdAt]` index key of one thread. */
 function threadRange(threadId: string): IDBKeyRange {
   return IDBKeyRange.bound([threadId, -Infinity], [threadId, Infinity]);

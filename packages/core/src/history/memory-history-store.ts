@@ -187,7 +187,6 @@ export class MemoryHistoryStore implements HistoryStore {
 /** The cursor of a thread that does not exist (yet): no generation, so never continued. */
 const EMPTY_CURSOR = ':0';
 
-
 /** Each row's latest entry of `log`, in write order. */
 function latestWrites(
   log: readonly { change: number; runId: string }[],
