@@ -16,6 +16,7 @@ import { memoryGrowthBenchmark } from './benchmarks/memory-growth.ts';
 import { schemaCacheBenchmark } from './benchmarks/schema-cache.ts';
 import { streamThroughputBenchmark } from './benchmarks/stream-throughput.ts';
 import { toolCallBenchmark } from './benchmarks/tool-call.ts';
+import { threadLengthBenchmark } from './benchmarks/thread-length.ts';
 import { toolSearchBenchmark } from './benchmarks/tool-search.ts';
 import { useAgentRenderBenchmark } from './benchmarks/use-agent-render.ts';
 import { chromiumVersion } from './browser/chromium.ts';
@@ -34,6 +35,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   bundleSizeBenchmark,
   memoryGrowthBenchmark,
   manyTabsBenchmark,
+  threadLengthBenchmark,
 ];
 
 function parseOnly(argv: readonly string[]): string[] | undefined {
@@ -103,7 +105,9 @@ async function main(): Promise<void> {
 
   const finishedAt = new Date();
   const chromium = selected.some((benchmark) =>
-    ['schema-cache', 'use-agent-render', 'indexeddb-thread', 'many-tabs'].includes(benchmark.key),
+    ['schema-cache', 'use-agent-render', 'indexeddb-thread', 'many-tabs', 'thread-length'].includes(
+      benchmark.key,
+    ),
   )
     ? await chromiumVersion().catch(() => undefined)
     : undefined;
