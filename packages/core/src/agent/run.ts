@@ -220,7 +220,8 @@ class Run {
               `(lease until ${new Date(last.lease?.expiresAt ?? 0).toISOString()}).`,
           );
         }
-        journal.beginNew(runs, await this.#newMessages(), parent);
+        const branch = this.#setup.threads.branch(this.#setup.threadId, parent);
+        journal.beginNew(runs, await this.#newMessages(), parent, branch);
         journal.emitStarted();
         await journal.claim();
       }
@@ -451,7 +452,10 @@ class Run {
     ].filter((section): section is string => section !== undefined && section !== '');
     let request: ModelRequest = {
       ...(sections.length === 0 ? {} : { instructions: sections.join('\n\n') }),
-      items: modelItems([...journal.previous, ...journal.output]),
+      items: modelItems(
+        [...journal.previous, ...journal.output],
+        journal.previousPlain ? journal.previous.length : 0,
+      ),
       tools: toolset.modelTools(),
       ...this.#attachmentReader(),
     };

@@ -97,6 +97,68 @@ describe('ThreadCache', () => {
     expect(cache.threadIds).toEqual(['b', 'c']);
   });
 
+  it('keeps the branch a run reads, extends it by the runs added since, and rebuilds it when one of its rows changes', async () => {
+    const store = new MemoryHistoryStore();
+    const linked = (runId: string, createdAt: number, parentRunId: string | null, text: string) =>
+      makeRun('t', runId, createdAt, [userMessage(text)], { parentRunId });
+    await store.saveRun(linked('r1', 1_000, null, 'one'));
+    await store.saveRun(linked('r2', 2_000, 'r1', 'two'));
+    await store.saveRun(linked('side', 2_500, 'r1', 'a sibling of two'));
+    const cache = new ThreadCache(store);
+    await cache.load('t');
+    const texts = (branch: ReturnType<ThreadCache['branch']>) =>
+      branch?.items.map((item) => (item.type === 'message' ? item.content : item.type));
+
+    const first = cache.branch('t', 'r2');
+    expect(texts(first)).toEqual(['one', 'two']);
+    expect(first).toMatchObject({ last: { runId: 'r2' }, plain: true });
+    expect(cache.branch('t', 'r2')).toBe(first);
+    expect(cache.branch('t', null)).toEqual({ last: undefined, items: [], plain: true });
+    expect(cache.branch('t', 'missing')).toBeUndefined();
+    expect(cache.branch('other', 'r1')).toBeUndefined();
+
+    await store.saveRun(linked('r3', 3_000, 'r2', 'three'));
+    await cache.load('t');
+    expect(texts(cache.branch('t', 'r3'))).toEqual(['one', 'two', 'three']);
+    // The kept branch is never changed in place: the first answer still reads as it was.
+    expect(texts(first)).toEqual(['one', 'two']);
+    expect(texts(cache.branch('t', 'side'))).toEqual(['one', 'a sibling of two']);
+
+    // An MCP Apps view's model context in a run: the branch is no longer plain.
+    await store.saveRun(
+      makeRun(
+        't',
+        'r4',
+        4_000,
+        [
+          {
+            type: 'message',
+            role: 'user',
+            content: 'view state',
+            appContext: { server: 'demo', callId: 'c1', toolName: 'show' },
+          },
+        ],
+        { parentRunId: 'r3' },
+      ),
+    );
+    await cache.load('t');
+    expect(cache.branch('t', 'r4')?.plain).toBe(false);
+
+    // A row of the kept branch replaced (another client edited it): the branch is read again.
+    await store.saveRun(linked('r2', 2_000, 'r1', 'two, edited'));
+    await cache.load('t');
+    expect(texts(cache.branch('t', 'r3'))).toEqual(['one', 'two, edited', 'three']);
+  });
+
+  it('follows the previous run for rows written before branches (no parentRunId)', async () => {
+    const store = new MemoryHistoryStore();
+    await store.saveRun(makeRun('t', 'a', 1_000, [userMessage('a')]));
+    await store.saveRun(makeRun('t', 'b', 2_000, [userMessage('b')]));
+    const cache = new ThreadCache(store);
+    await cache.load('t');
+    expect(cache.branch('t', 'b')?.items).toEqual([userMessage('a'), userMessage('b')]);
+  });
+
   it('serialises reads of one thread, so a slower answer never overwrites a newer one', async () => {
     const store = new MemoryHistoryStore();
     await store.saveRun(makeRun('t', 'r1', 1_000, [userMessage('one')]));

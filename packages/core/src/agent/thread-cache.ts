@@ -1,4 +1,15 @@
 import type { HistoryStore, RunRecord, ThreadCursor } from '../history/history-store.ts';
+import type { Item } from '../vocabulary/items.ts';
+
+/** A branch of a thread as the model reads it (see {@link ThreadCache.branch}). */
+export interface CachedBranch {
+  /** The branch's last run (`undefined`: an empty branch, at the thread's start). */
+  last: RunRecord | undefined;
+  /** The items of the branch's runs, root first. Shared: never mutate. */
+  items: readonly Item[];
+  /** True when no item is an MCP Apps view's call or model context (see `modelItems`). */
+  plain: boolean;
+}
 
 /** How many threads an `Agent` keeps the rows of (the most recently read). */
 export const THREAD_CACHE_SIZE = 32;
@@ -12,6 +23,8 @@ interface CachedThread {
   positions: Map<string, number>;
   /** The read in flight, so reads of one thread merge in the order the store answered them. */
   reading: Promise<unknown>;
+  /** The branch asked for last, kept until a row at or before its last run is replaced. */
+  branch?: CachedBranch;
 }
 
 /**
@@ -70,6 +83,41 @@ export class ThreadCache {
     return await read;
   }
 
+  /**
+   * The branch ending at `leafRunId` of the thread as last read (`undefined` when the thread is
+   * not held or has no such run): what a new run's model reads before its own items. Kept per
+   * thread, so the next run start extends it by the runs added since (a copy of the item list,
+   * no walk of the thread); a row of it replaced by a later read drops it.
+   */
+  branch(threadId: string, leafRunId: string | null): CachedBranch | undefined {
+    const entry = this.#threads.get(threadId);
+    if (entry === undefined) return undefined;
+    if (leafRunId === null) return { last: undefined, items: [], plain: true };
+    const kept = entry.branch;
+    const added: RunRecord[] = [];
+    let prefix: CachedBranch | undefined;
+    // Walks up from the leaf until the kept branch's last run (or the root).
+    for (let id: string | null = leafRunId; id !== null;) {
+      const at = entry.positions.get(id);
+      const run = at === undefined ? undefined : entry.runs[at];
+      if (run === undefined || at === undefined) return undefined;
+      if (run === kept?.last) {
+        prefix = kept;
+        break;
+      }
+      added.push(run);
+      // A corrupt cycle of parent links stops here.
+      if (added.length > entry.runs.length) return undefined;
+      id = run.parentRunId !== undefined ? run.parentRunId : (entry.runs[at - 1]?.runId ?? null);
+    }
+    if (added.length === 0 && prefix !== undefined) return prefix;
+    added.reverse();
+    const items = [...(prefix?.items ?? []), ...added.flatMap((run) => run.items)];
+    const plain = (prefix?.plain ?? true) && added.every((run) => run.items.every(isPlain));
+    entry.branch = { last: added.at(-1) ?? prefix?.last, items, plain };
+    return entry.branch;
+  }
+
   /** Drops the thread (e.g. after deleting it): its next read is a whole one. */
   forget(threadId: string): void {
     this.#threads.delete(threadId);
@@ -87,13 +135,25 @@ export class ThreadCache {
 }
 
 function replaceAll(entry: CachedThread, runs: readonly RunRecord[]): void {
+  delete entry.branch;
   entry.runs = [...runs];
   entry.positions = new Map(entry.runs.map((run, index) => [run.runId, index]));
+}
+
+/** An item the model reads as it is: no MCP Apps view's call, no view's model context. */
+function isPlain(item: Item): boolean {
+  if (item.type === 'function_call') return item.requestedBy === undefined;
+  return item.type !== 'message' || item.appContext === undefined;
 }
 
 /** Puts a changed row in its place: over its former version, else after the rows not newer. */
 function merge(entry: CachedThread, run: RunRecord): void {
   const at = entry.positions.get(run.runId);
+  // A replaced row at or before the kept branch's end may be part of it: build it again.
+  const last = entry.branch?.last;
+  if (at !== undefined && last !== undefined && entry.runs[at]!.createdAt <= last.createdAt) {
+    delete entry.branch;
+  }
   if (at !== undefined && entry.runs[at]?.createdAt === run.createdAt) {
     entry.runs[at] = run;
     return;
