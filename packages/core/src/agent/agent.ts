@@ -101,6 +101,7 @@ export class Agent implements AgentEndpoint {
       history: this.history,
       owner: this.#owner,
       read: (id, readOptions) => this.#threads.load(id, readOptions),
+      running: (id) => this.#threads.running(id),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       write: (row, expectedVersion) => {
         // Checked at write time, not only before the load: a run this agent started while the

@@ -18,6 +18,11 @@ export interface RecoveryScope {
    * (`ThreadCache.load`). Default `history.loadRuns`.
    */
   read?: (threadId: string, options: { signal?: AbortSignal }) => Promise<RunRecord[]>;
+  /**
+   * The thread's `running` rows of the last `read` (the thread cache keeps them), so a load
+   * need not look through every row for stale ones. Default: filtered from the rows read.
+   */
+  running?: (threadId: string) => readonly RunRecord[] | undefined;
 }
 
 /** The scope's way to read a thread's rows. */
@@ -89,7 +94,8 @@ export async function loadRecovered(
       throw signal?.aborted === true ? error : asHistoryError(error, 'load the thread');
     },
   );
-  if (!runs.some((run) => isStale(run, scope.owner, scope.now ?? Date.now()))) return runs;
+  const running = scope.running?.(threadId) ?? runs;
+  if (!running.some((run) => isStale(run, scope.owner, scope.now ?? Date.now()))) return runs;
   return await recoverStaleRuns(threadId, runs, scope).catch((error: unknown) => {
     throw asHistoryError(error, 'recover the thread');
   });

@@ -312,6 +312,7 @@ class Run {
       owner: this.#setup.owner,
       signal: this.#signal,
       read: (threadId, options) => this.#setup.threads.load(threadId, options),
+      running: (threadId) => this.#setup.threads.running(threadId),
       write: (row, expectedVersion) => this.#journal.writeOther(row, expectedVersion),
     });
   }

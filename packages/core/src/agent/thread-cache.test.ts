@@ -150,6 +150,21 @@ describe('ThreadCache', () => {
     expect(texts(cache.branch('t', 'r3'))).toEqual(['one', 'two, edited', 'three']);
   });
 
+  it("keeps the thread's running rows apart, so a load checks only those for stale runs", async () => {
+    const store = new MemoryHistoryStore();
+    await store.saveRun(makeRun('t', 'r1', 1_000, [userMessage('one')]));
+    const cache = new ThreadCache(store);
+    expect(cache.running('t')).toBeUndefined();
+    await cache.load('t');
+    expect(cache.running('t')).toEqual([]);
+    await store.saveRun(makeRun('t', 'r2', 2_000, [userMessage('two')], { status: 'running' }));
+    await cache.load('t');
+    expect(ids(cache.running('t') ?? [])).toEqual(['r2']);
+    await store.saveRun(makeRun('t', 'r2', 2_000, [userMessage('two')], { status: 'failed' }));
+    await cache.load('t');
+    expect(cache.running('t')).toEqual([]);
+  });
+
   it('follows the previous run for rows written before branches (no parentRunId)', async () => {
     const store = new MemoryHistoryStore();
     await store.saveRun(makeRun('t', 'a', 1_000, [userMessage('a')]));

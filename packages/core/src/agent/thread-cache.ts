@@ -21,6 +21,8 @@ interface CachedThread {
   runs: RunRecord[];
   /** Each row's index in `runs`. */
   positions: Map<string, number>;
+  /** The rows whose status is `running` (what a load checks for stale runs), by run id. */
+  running: Map<string, RunRecord>;
   /** The read in flight, so reads of one thread merge in the order the store answered them. */
   reading: Promise<unknown>;
   /** The branch asked for last, kept until a row at or before its last run is replaced. */
@@ -67,7 +69,13 @@ export class ThreadCache {
   async load(threadId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord[]> {
     let entry = this.#threads.get(threadId);
     if (entry === undefined) {
-      entry = { cursor: '', runs: [], positions: new Map(), reading: Promise.resolve() };
+      entry = {
+        cursor: '',
+        runs: [],
+        positions: new Map(),
+        running: new Map(),
+        reading: Promise.resolve(),
+      };
     }
     this.#touch(threadId, entry);
     const cached = entry;
@@ -118,6 +126,15 @@ export class ThreadCache {
     return entry.branch;
   }
 
+  /**
+   * The thread's `running` rows as last read (`undefined` when the thread is not held): what a
+   * run start checks for stale runs without looking through every row.
+   */
+  running(threadId: string): RunRecord[] | undefined {
+    const entry = this.#threads.get(threadId);
+    return entry === undefined ? undefined : [...entry.running.values()];
+  }
+
   /** Drops the thread (e.g. after deleting it): its next read is a whole one. */
   forget(threadId: string): void {
     this.#threads.delete(threadId);
@@ -138,6 +155,8 @@ function replaceAll(entry: CachedThread, runs: readonly RunRecord[]): void {
   delete entry.branch;
   entry.runs = [...runs];
   entry.positions = new Map(entry.runs.map((run, index) => [run.runId, index]));
+  entry.running = new Map();
+  for (const run of entry.runs) if (run.status === 'running') entry.running.set(run.runId, run);
 }
 
 /** An item the model reads as it is: no MCP Apps view's call, no view's model context. */
@@ -148,6 +167,8 @@ function isPlain(item: Item): boolean {
 
 /** Puts a changed row in its place: over its former version, else after the rows not newer. */
 function merge(entry: CachedThread, run: RunRecord): void {
+  if (run.status === 'running') entry.running.set(run.runId, run);
+  else entry.running.delete(run.runId);
   const at = entry.positions.get(run.runId);
   // A replaced row at or before the kept branch's end may be part of it: build it again.
   const last = entry.branch?.last;
