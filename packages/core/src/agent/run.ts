@@ -220,7 +220,11 @@ class Run {
               `(lease until ${new Date(last.lease?.expiresAt ?? 0).toISOString()}).`,
           );
         }
-        const branch = this.#setup.threads.branch(this.#setup.threadId, parent);
+        // A pause closed just now is newer than the cache's row: the branch is read from `runs`.
+        const branch =
+          last?.status === 'paused'
+            ? undefined
+            : this.#setup.threads.branch(this.#setup.threadId, parent);
         journal.beginNew(runs, await this.#newMessages(), parent, branch);
         journal.emitStarted();
         await journal.claim();
