@@ -18,6 +18,7 @@ import { schemaCacheBenchmark } from './benchmarks/schema-cache.ts';
 import { stepSeamBenchmark } from './benchmarks/step-seam.ts';
 import { streamThroughputBenchmark } from './benchmarks/stream-throughput.ts';
 import { toolCallBenchmark } from './benchmarks/tool-call.ts';
+import { threadLengthBenchmark } from './benchmarks/thread-length.ts';
 import { toolSearchBenchmark } from './benchmarks/tool-search.ts';
 import { useAgentRenderBenchmark } from './benchmarks/use-agent-render.ts';
 import { chromiumVersion } from './browser/chromium.ts';
@@ -36,6 +37,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   bundleSizeBenchmark,
   memoryGrowthBenchmark,
   manyTabsBenchmark,
+  threadLengthBenchmark,
   stepSeamBenchmark,
   restateRunsBenchmark,
 ];
@@ -107,7 +109,9 @@ async function main(): Promise<void> {
 
   const finishedAt = new Date();
   const chromium = selected.some((benchmark) =>
-    ['schema-cache', 'use-agent-render', 'indexeddb-thread', 'many-tabs'].includes(benchmark.key),
+    ['schema-cache', 'use-agent-render', 'indexeddb-thread', 'many-tabs', 'thread-length'].includes(
+      benchmark.key,
+    ),
   )
     ? await chromiumVersion().catch(() => undefined)
     : undefined;

@@ -83,7 +83,7 @@ function deadline(ms: number): { expired: Promise<never>; clear(): void } {
  * node_modules), PostgreSQL and Redis on 127.0.0.1, workers as child processes.
  */
 export const restateRunsBenchmark: Benchmark = {
-  id: 13,
+  id: 14,
   key: 'restate-runs',
   title: 'Durable runs on Restate: runs/s, per-step overhead (1 and 2 workers), recovery',
   baseline: 'the in-process `Agent` loop on the same scripted model, tools and PostgreSQL history',

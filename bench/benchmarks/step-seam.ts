@@ -53,7 +53,7 @@ async function block(steps: StepRunner | undefined, runs: number): Promise<numbe
  * through the seam. The full path's cost is an upper bound of what the seam adds to the default.
  */
 export const stepSeamBenchmark: Benchmark = {
-  id: 12,
+  id: 13,
   key: 'step-seam',
   title: 'Step seam: in-process run time, default runner vs the seam’s full path',
   baseline: 'the default `inProcessSteps` (a direct call of each step, as before the seam)',

@@ -107,10 +107,12 @@ export type {
   ModelFailureRecord,
   ParentCallRef,
   PendingCall,
+  RunChanges,
   RunLease,
   RunRecord,
   RunState,
   RunStatus,
+  ThreadCursor,
   ThreadSummary,
 } from './history/history-store.ts';
 export { titleFromItems } from './history/history-store.ts';

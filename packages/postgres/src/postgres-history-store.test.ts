@@ -45,7 +45,7 @@ describe('PostgresHistoryStore schema', () => {
     await database.closeStores();
   });
 
-  it('upgrades a version 1 schema: old threads keep their runs and can store a branch', async () => {
+  it('upgrades a version 1 schema: old threads keep their runs, can store a branch and read their changes', async () => {
     const schema = database.freshSchema();
     const pool = new pg.Pool({ connectionString: database.connectionString });
     const old = database.store(schema, pool);
@@ -57,8 +57,10 @@ describe('PostgresHistoryStore schema', () => {
       createdAt: 1_000,
       updatedAt: 1_001,
     });
-    // Back to what version 1 wrote: no branch column, version 1.
+    // Back to what version 1 wrote: no branch column, no change numbers, version 1.
     await pool.query(`ALTER TABLE "${schema}".switchboard_threads DROP COLUMN branch_selection`);
+    await pool.query(`ALTER TABLE "${schema}".switchboard_threads DROP COLUMN changes`);
+    await pool.query(`ALTER TABLE "${schema}".switchboard_runs DROP COLUMN change`);
     await pool.query(`UPDATE "${schema}".switchboard_schema_version SET version = 1`);
 
     const upgraded = database.store(schema);
@@ -72,7 +74,20 @@ describe('PostgresHistoryStore schema', () => {
     const { rows } = await pool.query<{ version: number }>(
       `SELECT version FROM "${schema}".switchboard_schema_version`,
     );
-    expect(rows).toEqual([{ version: 2 }]);
+    expect(rows).toEqual([{ version: 3 }]);
+    // Version 3: the old thread's rows read whole first, then only what is written since.
+    const whole = await upgraded.loadRunChanges('t1', undefined);
+    expect(whole).toMatchObject({ complete: true, runs: [{ runId: 'r1' }] });
+    await upgraded.saveRun({
+      runId: 'r2',
+      threadId: 't1',
+      status: 'completed',
+      items: [{ type: 'message', role: 'user', content: 'Again' }],
+      createdAt: 2_000,
+      updatedAt: 2_001,
+    });
+    const changes = await upgraded.loadRunChanges('t1', whole.cursor);
+    expect(changes).toMatchObject({ complete: false, runs: [{ runId: 'r2' }] });
     await database.closeStores();
     await pool.end();
   });

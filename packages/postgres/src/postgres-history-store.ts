@@ -7,7 +7,9 @@ import {
   type CompareAndSetResult,
   type HistoryStore,
   type Item,
+  type RunChanges,
   type RunRecord,
+  type ThreadCursor,
   type ThreadSummary,
 } from '@switchboard/core';
 import { itemDigests } from './item-digests.ts';
@@ -133,6 +135,53 @@ export class PostgresHistoryStore implements HistoryStore {
         [threadId],
       );
       return rows.map((row) => ({ ...row.record, items: row.items }));
+    });
+  }
+
+  /**
+   * See {@link HistoryStore.loadRunChanges}: one statement (one snapshot) reads the thread's
+   * life (`seq`) and change number, and the rows whose `change` is above the cursor's (index
+   * `(thread_id, change)`), so it reads O(changed rows). Cursor: `<thread seq>:<change>`.
+   */
+  async loadRunChanges(
+    threadId: string,
+    since: ThreadCursor | undefined,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<RunChanges> {
+    const { threads, runs, items } = this.#names;
+    const [generation, after] = parseCursor(since);
+    return await this.#use('load a thread', options.signal, async (client) => {
+      const { rows } = await client.query<{
+        generation: string;
+        changes: string;
+        record: Omit<RunRecord, 'items'> | null;
+        items: Item[] | null;
+      }>(
+        `SELECT t.seq::text AS generation, t.changes::text AS changes, x.record, x.items
+         FROM ${threads} t
+         LEFT JOIN LATERAL (
+           SELECT r.record, r.created_at, r.seq, COALESCE(added.items, '[]'::json) AS items
+           FROM ${runs} r
+           LEFT JOIN LATERAL (
+             SELECT json_agg(i.item ORDER BY i.position) AS items FROM ${items} i
+             WHERE i.thread_id = r.thread_id AND i.run_id = r.run_id
+           ) added ON true
+           WHERE r.thread_id = t.thread_id
+             AND r.change > CASE WHEN t.seq::text = $2 THEN $3::bigint ELSE -1 END
+         ) x ON true
+         WHERE t.thread_id = $1
+         ORDER BY x.created_at, x.seq`,
+        [threadId, generation, after],
+      );
+      const first = rows[0];
+      if (first === undefined) return { runs: [], cursor: ':0', complete: true };
+      return {
+        runs: rows.flatMap((row) =>
+          row.record === null ? [] : [{ ...row.record, items: row.items ?? [] }],
+        ),
+        cursor: `${first.generation}:${first.changes}`,
+        complete: first.generation !== generation,
+      };
     });
   }
 
@@ -271,25 +320,29 @@ export class PostgresHistoryStore implements HistoryStore {
             [run.threadId, run.runId, kept],
           );
         }
-        await client.query(
-          `INSERT INTO ${threads} (thread_id, title, title_source, created_at, updated_at)
-           VALUES ($1, $2, 'auto', $3, $4)
+        // Bumps the thread's change number; its row stays locked until the commit, so writers
+        // of one thread commit their change numbers in order (see `loadRunChanges`).
+        const thread = await client.query<{ changes: string }>(
+          `INSERT INTO ${threads} (thread_id, title, title_source, created_at, updated_at, changes)
+           VALUES ($1, $2, 'auto', $3, $4, 1)
            ON CONFLICT (thread_id) DO UPDATE SET
+             changes = ${threads}.changes + 1,
              created_at = LEAST(${threads}.created_at, EXCLUDED.created_at),
              updated_at = GREATEST(${threads}.updated_at, EXCLUDED.updated_at),
              title = CASE
                WHEN ${threads}.title_source = 'auto' AND ${threads}.title = $5 THEN EXCLUDED.title
-               ELSE ${threads}.title END`,
+               ELSE ${threads}.title END
+           RETURNING changes::text`,
           [run.threadId, title, run.createdAt, run.updatedAt, DEFAULT_THREAD_TITLE],
         );
         await client.query(
           `INSERT INTO ${runs}
-             (thread_id, run_id, created_at, version, item_count, items_digest, record)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)
+             (thread_id, run_id, created_at, version, item_count, items_digest, record, change)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
            ON CONFLICT (thread_id, run_id) DO UPDATE SET
              created_at = EXCLUDED.created_at, version = EXCLUDED.version,
              item_count = EXCLUDED.item_count, items_digest = EXCLUDED.items_digest,
-             record = EXCLUDED.record`,
+             record = EXCLUDED.record, change = EXCLUDED.change`,
           [
             run.threadId,
             run.runId,
@@ -298,6 +351,7 @@ export class PostgresHistoryStore implements HistoryStore {
             itemsJson.length,
             digests[itemsJson.length],
             JSON.stringify(record),
+            thread.rows[0]?.changes ?? '0',
           ],
         );
         if (kept < itemsJson.length) {
@@ -392,4 +446,12 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
       cause: signal.reason,
     });
   }
+}
+
+/** A cursor's thread life and change number; `['', -1]` when absent or not of this store. */
+function parseCursor(since: ThreadCursor | undefined): [string, number] {
+  const match = since === undefined ? null : /^(\d+):(\d+)$/.exec(since);
+  if (match === null) return ['', -1];
+  const change = Number(match[2]);
+  return Number.isSafeInteger(change) ? [match[1]!, change] : ['', -1];
 }

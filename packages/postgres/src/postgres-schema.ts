@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 
 /** The schema version this code writes; add a step to {@link MIGRATIONS} when bumping it. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** The quoted, schema-qualified names of the store's tables. */
 export interface TableNames {
@@ -77,6 +77,14 @@ const MIGRATIONS: readonly ((names: TableNames) => string[])[] = [
   ],
   // Version 2: the thread's selected branch (`selectBranch`: `{ leafRunId, selectedAt }`).
   (names) => [`ALTER TABLE ${names.threads} ADD COLUMN branch_selection json`],
+  // Version 3: change numbers for `loadRunChanges`. Each write of a run bumps its thread's
+  // `changes` (under the thread row's lock, so numbers commit in order) and stores it on the run
+  // row; a thread's life is its `seq` (a thread deleted and created again gets a new one).
+  (names) => [
+    `ALTER TABLE ${names.threads} ADD COLUMN changes bigint NOT NULL DEFAULT 0`,
+    `ALTER TABLE ${names.runs} ADD COLUMN change bigint NOT NULL DEFAULT 0`,
+    `CREATE INDEX switchboard_runs_by_change ON ${names.runs} (thread_id, change)`,
+  ],
 ];
 
 /**

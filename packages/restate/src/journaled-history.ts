@@ -80,6 +80,9 @@ export function journaledHistory(
   return {
     loadItems: (threadId) => step('history.loadItems', () => history.loadItems(threadId)),
     loadRuns: (threadId) => step('history.loadRuns', () => history.loadRuns(threadId)),
+    // Journaled like every read: a replay must see the rows (and cursor) the first execution saw.
+    loadRunChanges: (threadId, since) =>
+      step('history.loadRunChanges', () => history.loadRunChanges(threadId, since)),
     saveRun: (run) => step('history.saveRun', () => history.saveRun(run)),
     compareAndSetRun: (run, expectedVersion) =>
       step('history.compareAndSetRun', () => history.compareAndSetRun(run, expectedVersion)),

@@ -3,6 +3,7 @@ import type { Tool } from '../tools/tool-types.ts';
 import { subAgentOf } from './agent-as-tool.ts';
 import { abandonPausedRun, type LiveCalls } from './resume-run.ts';
 import { writeOtherRun } from './run-journal.ts';
+import type { ThreadCache } from './thread-cache.ts';
 
 /**
  * Closes the thread's paused run without starting another (see `Agent.abandonPause`): its
@@ -15,10 +16,15 @@ import { writeOtherRun } from './run-journal.ts';
  */
 export async function abandonPause(
   threadId: string,
-  setup: { history: HistoryStore; liveCalls: LiveCalls; tools: readonly Tool[] },
+  setup: {
+    history: HistoryStore;
+    threads: Pick<ThreadCache, 'load'>;
+    liveCalls: LiveCalls;
+    tools: readonly Tool[];
+  },
   signal?: AbortSignal,
 ): Promise<boolean> {
-  const paused = (await setup.history.loadRuns(threadId, signal ? { signal } : {})).at(-1);
+  const paused = (await setup.threads.load(threadId, signal ? { signal } : {})).at(-1);
   if (paused?.status !== 'paused') return false;
   const writer = {
     writeOther: (row: RunRecord, version: number) => writeOtherRun(setup.history, row, version),

@@ -226,6 +226,7 @@ describe('attachments refused before anything is stored or sent', () => {
     const history: HistoryStore = {
       loadItems: (...args) => memory.loadItems(...args),
       loadRuns: (...args) => memory.loadRuns(...args),
+      loadRunChanges: (...args) => memory.loadRunChanges(...args),
       saveRun: (...args) => memory.saveRun(...args),
       compareAndSetRun: (...args) => memory.compareAndSetRun(...args),
       listThreads: (...args) => memory.listThreads(...args),

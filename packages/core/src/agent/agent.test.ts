@@ -555,6 +555,7 @@ describe('Agent history failures', () => {
     };
     history.loadRuns = fail;
     history.loadItems = fail;
+    history.loadRunChanges = fail;
     const agent = new Agent({ name: 'test', model, history });
 
     const result = await agent.execute({ messages: 'hi' }).result();

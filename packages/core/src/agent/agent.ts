@@ -15,6 +15,7 @@ import type { Model } from '../model/model.ts';
 import type { MessageItem } from '../vocabulary/items.ts';
 import type { RunHandle } from './run-result.ts';
 import { loadRecovered } from './recover-run.ts';
+import { ThreadCache } from './thread-cache.ts';
 import { writeOtherRun } from './run-journal.ts';
 import { startRun } from './run.ts';
 import { toMessageItems } from './message-items.ts';
@@ -58,11 +59,14 @@ export class Agent implements AgentEndpoint {
   readonly #runEnds = new ThreadRunEnds();
   /** Model context of MCP Apps views that came while their thread was busy. */
   readonly #heldContext = new HeldModelContext();
+  /** The rows of the threads read last: reads ask the store only for what changed. */
+  readonly #threads: ThreadCache;
 
   constructor(options: AgentOptions) {
     this.name = options.name;
     this.options = options;
     this.history = options.history ?? new MemoryHistoryStore();
+    this.#threads = new ThreadCache(this.history);
     if (options.maxTurns !== undefined && !(options.maxTurns >= 1)) {
       throw new SwitchboardError('invalid_input', 'maxTurns must be at least 1.');
     }
@@ -89,13 +93,16 @@ export class Agent implements AgentEndpoint {
    * @throws SwitchboardError `history_error` when the store fails; `aborted` when `signal` aborts.
    */
   async loadThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord[]> {
+    // Copies: the cache's rows are shared by this agent's runs (see `ThreadCache`).
     if (this.#activeThreads.has(threadId)) {
       // Its `running` row is this agent's own live run: nothing to recover.
-      return await this.history.loadRuns(threadId, options);
+      return structuredClone(await this.#threads.load(threadId, options));
     }
-    return await loadRecovered(threadId, {
+    const runs = await loadRecovered(threadId, {
       history: this.history,
       owner: this.#owner,
+      read: (id, readOptions) => this.#threads.load(id, readOptions),
+      running: (id) => this.#threads.running(id),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       write: (row, expectedVersion) => {
         // Checked at write time, not only before the load: a run this agent started while the
@@ -106,6 +113,7 @@ export class Agent implements AgentEndpoint {
         return writeOtherRun(this.history, row, expectedVersion);
       },
     });
+    return structuredClone(runs);
   }
 
   /**
@@ -255,7 +263,7 @@ export class Agent implements AgentEndpoint {
 
   #start(
     threadId: string,
-    run: Omit<RunSetup, 'agent' | 'history' | 'threadId' | 'liveCalls' | 'owner'>,
+    run: Omit<RunSetup, 'agent' | 'history' | 'threadId' | 'liveCalls' | 'owner' | 'threads'>,
   ): RunHandle {
     if (this.#activeThreads.has(threadId)) {
       throw new SwitchboardError(
@@ -276,6 +284,7 @@ export class Agent implements AgentEndpoint {
       threadId,
       liveCalls,
       owner: this.#owner,
+      threads: this.#threads,
     });
     void handle.result().finally(() => {
       this.#activeThreads.delete(threadId);
@@ -306,7 +315,7 @@ export class Agent implements AgentEndpoint {
       const tools = this.options.tools ?? [];
       return await abandonPause(
         threadId,
-        { history: this.history, liveCalls, tools },
+        { history: this.history, threads: this.#threads, liveCalls, tools },
         options.signal,
       );
     } finally {

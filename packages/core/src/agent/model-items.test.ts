@@ -50,4 +50,21 @@ describe('modelItems', () => {
     expect(JSON.stringify(sent)).not.toContain('app_1');
     expect(JSON.stringify(sent)).not.toContain('appContext');
   });
+
+  it('looks only past a prefix the caller knows is plain, and still filters what follows', () => {
+    const prefix: Item[] = [
+      { type: 'message', role: 'user', content: 'hi' },
+      { type: 'message', role: 'assistant', content: 'hello' },
+    ];
+    expect(modelItems(prefix, prefix.length)).toEqual(prefix);
+    const rest: Item[] = [
+      { type: 'function_call', callId: 'app_1', name: 'x', arguments: '{}', requestedBy: chart },
+      { type: 'function_call_output', callId: 'app_1', output: { text: 'data' } },
+      { type: 'message', role: 'user', content: 'next' },
+    ];
+    expect(modelItems([...prefix, ...rest], prefix.length)).toEqual([
+      ...prefix,
+      { type: 'message', role: 'user', content: 'next' },
+    ]);
+  });
 });

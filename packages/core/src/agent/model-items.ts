@@ -12,18 +12,21 @@ import type { Item, MessageItem } from '../vocabulary/items.ts';
  *   "each request overwrites the previous context sent by the View"), where it was stored, as a
  *   user message labelled with the view and marked untrusted.
  *
- * Everything else passes as it is, in order.
+ * Everything else passes as it is, in order. `plainPrefix`: how many leading items the caller
+ * knows hold neither (the thread cache tracks it), so only the rest is looked through. Returns
+ * `items` itself when there is nothing to leave out (no copy of a long thread per turn).
  */
-export function modelItems(items: readonly Item[]): Item[] {
+export function modelItems(items: Item[], plainPrefix = 0): Item[] {
   const appCalls = new Set<string>();
   const latestContext = new Map<string, MessageItem>();
-  for (const item of items) {
+  for (let index = plainPrefix; index < items.length; index++) {
+    const item = items[index]!;
     if (item.type === 'function_call' && item.requestedBy !== undefined) appCalls.add(item.callId);
     if (item.type === 'message' && item.appContext !== undefined) {
       latestContext.set(viewKey(item.appContext), item);
     }
   }
-  if (appCalls.size === 0 && latestContext.size === 0) return [...items];
+  if (appCalls.size === 0 && latestContext.size === 0) return items;
   return items.flatMap((item): Item[] => {
     if (item.type === 'function_call' || item.type === 'function_call_output') {
       return appCalls.has(item.callId) ? [] : [item];

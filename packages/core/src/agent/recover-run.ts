@@ -13,6 +13,21 @@ export interface RecoveryScope {
   owner: string;
   /** Milliseconds since the epoch. Default `Date.now()`. */
   now?: number;
+  /**
+   * Reads the thread's rows as they now stand: the agent's thread cache
+   * (`ThreadCache.load`). Default `history.loadRuns`.
+   */
+  read?: (threadId: string, options: { signal?: AbortSignal }) => Promise<RunRecord[]>;
+  /**
+   * The thread's `running` rows of the last `read` (the thread cache keeps them), so a load
+   * need not look through every row for stale ones. Default: filtered from the rows read.
+   */
+  running?: (threadId: string) => readonly RunRecord[] | undefined;
+}
+
+/** The scope's way to read a thread's rows. */
+function readerOf(scope: RecoveryScope): NonNullable<RecoveryScope['read']> {
+  return scope.read ?? ((threadId, options) => scope.history.loadRuns(threadId, options));
 }
 
 /** Code of the output a recovered call gets, and of a recovered run's `error`. */
@@ -59,7 +74,7 @@ export async function recoverStaleRuns(
       if (!isSwitchboardError(error, 'run_claimed')) throw error;
     }
   }
-  return await scope.history.loadRuns(threadId);
+  return await readerOf(scope)(threadId, {});
 }
 
 /**
@@ -74,12 +89,13 @@ export async function loadRecovered(
   scope: RecoveryScope & { signal?: AbortSignal },
 ): Promise<RunRecord[]> {
   const signal = scope.signal;
-  const runs = await scope.history
-    .loadRuns(threadId, signal === undefined ? {} : { signal })
-    .catch((error: unknown) => {
+  const runs = await readerOf(scope)(threadId, signal === undefined ? {} : { signal }).catch(
+    (error: unknown) => {
       throw signal?.aborted === true ? error : asHistoryError(error, 'load the thread');
-    });
-  if (!runs.some((run) => isStale(run, scope.owner, scope.now ?? Date.now()))) return runs;
+    },
+  );
+  const running = scope.running?.(threadId) ?? runs;
+  if (!running.some((run) => isStale(run, scope.owner, scope.now ?? Date.now()))) return runs;
   return await recoverStaleRuns(threadId, runs, scope).catch((error: unknown) => {
     throw asHistoryError(error, 'recover the thread');
   });

@@ -63,7 +63,8 @@ export class RunJournal {
   runId = '';
   #sequence = 0;
   #createdAt = Date.now();
-  #previous: Item[] = [];
+  #previous: readonly Item[] = [];
+  #previousPlain = false;
   /** The run's parent in the thread's tree (`undefined`: an old row that has no link). */
   #parentRunId: string | null | undefined;
   #output: Item[] = [];
@@ -131,19 +132,34 @@ export class RunJournal {
   /**
    * Prepares a new run after `parentRunId` of the thread's `runs` (`null`: at the thread's
    * start), starting with `messages`: the model reads that branch only. Keeps the run id the
-   * handle already has.
+   * handle already has. `branch`: that branch as the thread cache keeps it (no walk of `runs`).
    */
   beginNew(
     runs: readonly RunRecord[],
     messages: readonly Item[],
     parentRunId: string | null,
+    branch?: { last: RunRecord | undefined; items: readonly Item[]; plain: boolean },
   ): void {
     this.ensureRunId();
-    const branch = branchPath(runs, parentRunId ?? undefined);
     this.#parentRunId = parentRunId;
-    this.#previous = branch.flatMap((run) => run.items);
-    this.#activated = branch.at(-1)?.state?.activatedTools ?? [];
+    if (branch === undefined) {
+      const path = branchPath(runs, parentRunId ?? undefined);
+      this.#previous = path.flatMap((run) => run.items);
+      this.#activated = path.at(-1)?.state?.activatedTools ?? [];
+    } else {
+      this.#previous = branch.items;
+      this.#previousPlain = branch.plain;
+      this.#activated = branch.last?.state?.activatedTools ?? [];
+    }
     this.#output = [...messages];
+  }
+
+  /**
+   * True when {@link previous} is known to hold no MCP Apps view's call or model context, so
+   * `modelItems` need not look through it.
+   */
+  get previousPlain(): boolean {
+    return this.#previousPlain;
   }
 
   /** Prepares the continuation of the paused row `paused` (the last of `runs`). */

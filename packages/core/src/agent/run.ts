@@ -32,6 +32,7 @@ import type { ResolvedModelRetryPolicy } from './model-retry-policy.ts';
 import { modelItems } from './model-items.ts';
 import type { Resolution } from '../vocabulary/interrupts.ts';
 import { loadRecovered } from './recover-run.ts';
+import type { ThreadCache } from './thread-cache.ts';
 import { branchPointOf } from './branch-point.ts';
 import { abandonNestedPauses } from './abandon-pause.ts';
 import {
@@ -70,6 +71,8 @@ export interface RunSetup {
   liveCalls: LiveCalls;
   /** The lease owner id of the agent (one per `Agent` instance). */
   owner: string;
+  /** The agent's rows of its threads (read through it: O(changes), see `ThreadCache`). */
+  threads: ThreadCache;
   /** The run's retry policy (the agent's, with the run's fields over it). */
   modelRetry: ResolvedModelRetryPolicy;
   /** The models to fall back to after `agent.model`, in order. */
@@ -82,6 +85,16 @@ export interface RunSetup {
   steps?: StepRunner;
   /** The new run's id (default random); see `ExecuteInput.runId`. */
   runId?: string;
+}
+
+/**
+ * `runs` with its last row (the pause a resume continues) replaced by a copy: the resumed row is
+ * the run's own from then on, never the thread cache's shared row (see `ThreadCache`).
+ */
+function ownLast(runs: RunRecord[]): RunRecord[] {
+  const last = runs.at(-1);
+  if (last !== undefined) runs[runs.length - 1] = structuredClone(last);
+  return runs;
 }
 
 /** Starts the loop in the background and returns its handle (see `Agent.execute`). */
@@ -169,14 +182,14 @@ class Run {
       const runs = await this.#loadThread();
       this.#releaseForeignLiveCalls(runs);
       if (resolutions !== undefined) {
-        paused = runs.at(-1);
+        paused = ownLast(runs).at(-1);
         const start = await claimPausedRun(
           journal,
           runs,
           resolutions,
           this.#setup.liveCalls,
           this.#toolCalls,
-          () => this.#loadThread(),
+          async () => ownLast(await this.#loadThread()),
         );
         if (start.type === 'invalid') {
           journal.emitStarted();
@@ -207,7 +220,12 @@ class Run {
               `(lease until ${new Date(last.lease?.expiresAt ?? 0).toISOString()}).`,
           );
         }
-        journal.beginNew(runs, await this.#newMessages(), parent);
+        // A pause closed just now is newer than the cache's row: the branch is read from `runs`.
+        const branch =
+          last?.status === 'paused'
+            ? undefined
+            : this.#setup.threads.branch(this.#setup.threadId, parent);
+        journal.beginNew(runs, await this.#newMessages(), parent, branch);
         journal.emitStarted();
         await journal.claim();
       }
@@ -297,6 +315,8 @@ class Run {
       history: this.#setup.history,
       owner: this.#setup.owner,
       signal: this.#signal,
+      read: (threadId, options) => this.#setup.threads.load(threadId, options),
+      running: (threadId) => this.#setup.threads.running(threadId),
       write: (row, expectedVersion) => this.#journal.writeOther(row, expectedVersion),
     });
   }
@@ -437,7 +457,10 @@ class Run {
     ].filter((section): section is string => section !== undefined && section !== '');
     let request: ModelRequest = {
       ...(sections.length === 0 ? {} : { instructions: sections.join('\n\n') }),
-      items: modelItems([...journal.previous, ...journal.output]),
+      items: modelItems(
+        [...journal.previous, ...journal.output],
+        journal.previousPlain ? journal.previous.length : 0,
+      ),
       tools: toolset.modelTools(),
       ...this.#attachmentReader(),
     };

@@ -3,6 +3,7 @@ import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { Item } from '../vocabulary/items.ts';
 import type { HistoryStore, RunRecord, RunState } from './history-store.ts';
 import { describeBranchContract } from './history-branches-contract.ts';
+import { describeRunChangesContract } from './history-changes-contract.ts';
 
 /**
  * What a {@link describeHistoryStore} suite needs for one test: a store over fresh, empty
@@ -447,5 +448,6 @@ export function describeHistoryStore(
     });
 
     describeBranchContract(() => harness);
+    describeRunChangesContract(() => harness);
   });
 }

@@ -107,19 +107,6 @@ export type CompareAndSetResult =
   /** The stored row had another version; `current` is that row (`undefined`: no row). */
   | { written: false; current: RunRecord | undefined };
 
-/** Where a reader of a thread's rows got to (opaque; each store has its own form). */
-export type ThreadCursor = string;
-/**
- * The rows of a thread written after a {@link ThreadCursor}: `runs` (latest version of each, in
- * `loadRuns` order), the `cursor` to pass next time, and `complete`: `runs` is the whole thread
- * and replaces what the caller holds (no, unknown or outdated cursor).
- */
-export interface RunChanges {
-  runs: RunRecord[];
-  cursor: ThreadCursor;
-  complete: boolean;
-}
-
 /** A tool call of a paused run that waits for a human, with what resuming it needs. */
 export interface PendingCall {
   call: FunctionCallItem;
@@ -156,6 +143,29 @@ export interface RunState {
   resumable?: PendingCall[];
 }
 
+/**
+ * An opaque position in a thread's stored changes, from {@link HistoryStore.loadRunChanges}.
+ * Plain text: it may be kept (e.g. across a reload) and handed to another instance of the same
+ * store over the same storage.
+ */
+export type ThreadCursor = string;
+
+/** What changed in a thread since a cursor (see {@link HistoryStore.loadRunChanges}). */
+export interface RunChanges {
+  /**
+   * The rows written after the cursor (each row's latest version), ordered as `loadRuns` orders
+   * them; when `complete`, every row of the thread.
+   */
+  runs: RunRecord[];
+  /** Where the next call starts. */
+  cursor: ThreadCursor;
+  /**
+   * True when `runs` is the whole thread (no cursor, an unknown or outdated cursor, or the thread
+   * was deleted and written again since): the caller replaces what it holds instead of merging.
+   */
+  complete: boolean;
+}
+
 /** A thread as listed in a thread picker. */
 export interface ThreadSummary {
   threadId: string;
@@ -177,6 +187,24 @@ export interface HistoryStore {
   loadItems(threadId: string, options?: { signal?: AbortSignal }): Promise<Item[]>;
   /** The thread's run rows, oldest first; `[]` for an unknown thread. */
   loadRuns(threadId: string, options?: { signal?: AbortSignal }): Promise<RunRecord[]>;
+  /**
+   * The thread's rows written since `since` (a cursor an earlier call returned), so a reader that
+   * keeps what it read (the agent's thread cache) asks only for what changed: O(changed rows),
+   * not O(thread). Without a cursor, or with one this storage cannot continue from (another
+   * storage, a compacted log, a thread deleted and created again since), the answer is the whole
+   * thread with `complete: true`. Rows are copies (as `loadRuns` hands out). An unknown thread
+   * answers `{ runs: [], complete: true }` with a cursor that a later write moves past.
+   * How a store does it (docs/architecture.md, "How to add … a history store"): a change number
+   * per row, bumped on every write, indexed per thread, and a generation per thread life.
+   *
+   * @throws SwitchboardError `history_error` when the storage fails; `aborted` when `signal`
+   *   aborts.
+   */
+  loadRunChanges(
+    threadId: string,
+    since: ThreadCursor | undefined,
+    options?: { signal?: AbortSignal },
+  ): Promise<RunChanges>;
   /**
    * Inserts or replaces the row of `run.runId`, creating its thread when new, without checking
    * what is stored (stored as given, `version` included). The agent writes its rows with

@@ -52,15 +52,23 @@ describe('IndexedDbHistoryStore', () => {
     vi.restoreAllMocks();
   });
 
-  it('creates the threads, runs and attachments stores with their indexes (schema version 2)', async () => {
+  it('creates the threads, runs, attachments and runChanges stores with their indexes (schema version 3)', async () => {
     const factory = new IDBFactory();
     const store = new IndexedDbHistoryStore({ indexedDB: factory, databaseName: 'custom' });
     await store.listThreads();
     store.close();
 
     const database = await openRaw(factory, 'custom');
-    expect(database.version).toBe(2);
-    expect([...database.objectStoreNames]).toEqual(['attachments', 'runs', 'threads']);
+    expect(database.version).toBe(3);
+    expect([...database.objectStoreNames]).toEqual([
+      'attachments',
+      'runChanges',
+      'runs',
+      'threads',
+    ]);
+    const changes = database.transaction('runChanges').objectStore('runChanges');
+    expect(changes.keyPath).toBe('runId');
+    expect(changes.index('threadId_change').keyPath).toEqual(['threadId', 'change']);
     expect(database.transaction('attachments').objectStore('attachments').keyPath).toEqual([
       'threadId',
       'attachmentId',
@@ -74,7 +82,7 @@ describe('IndexedDbHistoryStore', () => {
     database.close();
   });
 
-  it('writes one run row and one thread row per save, however long the thread', async () => {
+  it('writes one run row, one thread row and one change row per save, however long the thread', async () => {
     const factory = new IDBFactory();
     const store = new IndexedDbHistoryStore({ indexedDB: factory });
     const put = vi.spyOn(IDBObjectStore.prototype, 'put');
@@ -92,7 +100,7 @@ describe('IndexedDbHistoryStore', () => {
     await store.saveRun(makeRun('short', 'short-0', 0, item(0)));
     put.mockClear();
     await store.saveRun(makeRun('short', 'short-1', 1, item(1)));
-    expect(putsByStore()).toEqual({ runs: 1, threads: 1 });
+    expect(putsByStore()).toEqual({ runs: 1, threads: 1, runChanges: 1 });
     expect(put.mock.calls).toEqual([]);
 
     for (let index = 0; index < 60; index += 1) {
@@ -102,11 +110,11 @@ describe('IndexedDbHistoryStore', () => {
     const next = makeRun('long', 'long-60', 60, item(60));
     await store.saveRun(next);
     const counts = putsByStore();
-    expect(counts).toEqual({ runs: 1, threads: 1 });
+    expect(counts).toEqual({ runs: 1, threads: 1, runChanges: 1 });
 
     // Updating a run in place (a paused run resumed) is also one row.
     await store.saveRun({ ...next, status: 'paused', state: sampleRunState(), updatedAt: 99 });
-    expect(putsByStore()).toEqual({ runs: 1, threads: 1 });
+    expect(putsByStore()).toEqual({ runs: 1, threads: 1, runChanges: 1 });
     expect((await store.loadRuns('long')).length).toBe(61);
     store.close();
   });
@@ -186,8 +194,8 @@ describe('IndexedDbHistoryStore', () => {
     await store.saveRun(makeRun('t1', 'r1', 1_000, [userMessage('Hello')]));
 
     // Would reject with "blocked" if the store kept its connection open.
-    const upgraded = await openRaw(factory, 'switchboard', 3);
-    expect(upgraded.version).toBe(3);
+    const upgraded = await openRaw(factory, 'switchboard', 4);
+    expect(upgraded.version).toBe(4);
     upgraded.close();
 
     const error = await failure(store.loadItems('t1'));
@@ -195,7 +203,7 @@ describe('IndexedDbHistoryStore', () => {
     expect((error as Error).message).toContain('VersionError');
   });
 
-  it('upgrades a version 1 database to version 2, keeping its threads and runs', async () => {
+  it('upgrades a version 1 database to version 3, keeping its threads and runs', async () => {
     const factory = new IDBFactory();
     const store = new IndexedDbHistoryStore({ indexedDB: factory });
     await store.saveRun(makeRun('t1', 'r1', 1_000, [userMessage('Hello')]));
@@ -235,6 +243,18 @@ describe('IndexedDbHistoryStore', () => {
     expect(await upgraded.loadItems('t1')).toEqual([userMessage('Hello')]);
     await upgraded.attachments.put('t1', 'a', new Blob([Uint8Array.of(7)]));
     expect(await upgraded.attachments.get('t1', 'a')).toBeDefined();
+    // Version 3: the old thread reads whole first, then only what is written since.
+    const whole = await upgraded.loadRunChanges('t1', undefined);
+    expect(whole).toMatchObject({ complete: true, runs: [{ runId: 'r1' }] });
+    await upgraded.saveRun(makeRun('t1', 'r2', 2_000, [userMessage('Again')]));
+    const first = await upgraded.loadRunChanges('t1', whole.cursor);
+    // The old thread's first write gives it a generation: that answer is whole once more.
+    expect(first).toMatchObject({ complete: true, runs: [{ runId: 'r1' }, { runId: 'r2' }] });
+    await upgraded.saveRun(makeRun('t1', 'r3', 3_000, [userMessage('Once more')]));
+    expect(await upgraded.loadRunChanges('t1', first.cursor)).toMatchObject({
+      complete: false,
+      runs: [{ runId: 'r3' }],
+    });
     upgraded.close();
   });
 

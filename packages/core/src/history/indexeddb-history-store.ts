@@ -7,9 +7,12 @@ import {
   type BranchSelection,
   type CompareAndSetResult,
   type HistoryStore,
+  type RunChanges,
   type RunRecord,
+  type ThreadCursor,
   type ThreadSummary,
 } from './history-store.ts';
+import { changeAfter, threadCursor } from './thread-cursor.ts';
 import type { IndexedDbFactory } from '../internal/dom-globals.ts';
 import type { AttachmentStore } from './attachment-store.ts';
 import {
@@ -33,7 +36,7 @@ export interface IndexedDbHistoryStoreOptions {
 }
 
 /** The schema version this code writes. Bump it and add a step to `upgradeDatabase` to migrate. */
-const DATABASE_VERSION = 2;
+const DATABASE_VERSION = 3;
 const DEFAULT_DATABASE_NAME = 'switchboard';
 
 /** A thread's row in the `threads` store: its summary and where its title came from. */
@@ -42,12 +45,31 @@ interface ThreadRow extends ThreadSummary {
   titleSource: 'auto' | 'user';
   /** The selected branch (`selectBranch`); absent until the user switches branches. */
   branch?: BranchSelection;
+  /**
+   * This life of the thread (version 3): a thread deleted and written again gets a new one, so
+   * a cursor of its former life never continues. Absent on threads not written since version 3.
+   */
+  generation?: string;
+  /** The change number of the thread's last run write (version 3). */
+  changes?: number;
+}
+
+/** A row of the `runChanges` store: the change number of a run row's last write. */
+interface RunChangeRow {
+  runId: string;
+  threadId: string;
+  change: number;
 }
 
 interface HistoryDatabase extends DBSchema {
   threads: { key: string; value: ThreadRow; indexes: { updatedAt: number } };
   runs: { key: string; value: RunRecord; indexes: { threadId_createdAt: [string, number] } };
   attachments: { key: [string, string]; value: AttachmentRow };
+  runChanges: {
+    key: string;
+    value: RunChangeRow;
+    indexes: { threadId_change: [string, number] };
+  };
 }
 
 /**
@@ -59,7 +81,10 @@ interface HistoryDatabase extends DBSchema {
  * - `runs`, keyed by `runId`: one {@link RunRecord} per row, stored as it is (structured clone,
  *   `state` included), indexed by `[threadId, createdAt]`;
  * - `attachments` (version 2), keyed by `[threadId, attachmentId]`: the bytes of attached files
- *   as `Blob`s ({@link attachments}).
+ *   as `Blob`s ({@link attachments});
+ * - `runChanges` (version 3), keyed by `runId`: the change number of each run row's last write,
+ *   indexed by `[threadId, change]`, so {@link loadRunChanges} reads only the rows written since
+ *   a cursor (`<thread generation>:<change>`; the thread row keeps both).
  *
  * `saveRun` writes that one run row and its thread's row in one transaction, never the rest of
  * the thread, so appending a run costs O(its items). `compareAndSetRun` reads, checks and writes
@@ -131,6 +156,47 @@ export class IndexedDbHistoryStore implements HistoryStore {
   }
 
   /**
+   * See {@link HistoryStore.loadRunChanges}: one `readonly` transaction reads the thread row
+   * (its generation and change number) and, for a cursor of the same generation, the rows
+   * whose change is above it through the `runChanges` index: O(changed rows).
+   */
+  async loadRunChanges(
+    threadId: string,
+    since: ThreadCursor | undefined,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<RunChanges> {
+    return await this.#connection.transact(
+      ['threads', 'runs', 'runChanges'],
+      'readonly',
+      options.signal,
+      'load the thread',
+      async (tx): Promise<RunChanges> => {
+        const thread = await tx.objectStore('threads').get(threadId);
+        const runs = tx.objectStore('runs');
+        if (thread?.generation === undefined) {
+          // Unknown, or not written since version 3: the whole thread, and no cursor to continue.
+          const all = await runs.index('threadId_createdAt').getAll(threadRange(threadId));
+          return { runs: all, cursor: ':0', complete: true };
+        }
+        const cursor = threadCursor(thread.generation, thread.changes ?? 0);
+        const after = changeAfter(since, thread.generation);
+        if (after === undefined) {
+          const all = await runs.index('threadId_createdAt').getAll(threadRange(threadId));
+          return { runs: all, cursor, complete: true };
+        }
+        const changed = await tx
+          .objectStore('runChanges')
+          .index('threadId_change')
+          .getAll(IDBKeyRange.bound([threadId, after], [threadId, Infinity], true));
+        const rows = await Promise.all(changed.map((entry) => runs.get(entry.runId)));
+        const found = rows.filter((row): row is RunRecord => row !== undefined);
+        found.sort((a, b) => a.createdAt - b.createdAt || (a.runId < b.runId ? -1 : 1));
+        return { runs: found, cursor, complete: false };
+      },
+    );
+  }
+
+  /**
    * Inserts or replaces the row of `run.runId` and updates its thread's row (created when new),
    * in one transaction: exactly one `put` per store.
    *
@@ -141,7 +207,7 @@ export class IndexedDbHistoryStore implements HistoryStore {
   async saveRun(run: RunRecord, options: { signal?: AbortSignal } = {}): Promise<void> {
     assertRunRecord(run);
     await this.#connection.transact(
-      ['threads', 'runs'],
+      ['threads', 'runs', 'runChanges'],
       'readwrite',
       options.signal,
       'save the run',
@@ -163,7 +229,7 @@ export class IndexedDbHistoryStore implements HistoryStore {
   ): Promise<CompareAndSetResult> {
     assertRunRecord(run);
     return await this.#connection.transact(
-      ['threads', 'runs'],
+      ['threads', 'runs', 'runChanges'],
       'readwrite',
       options.signal,
       'save the run',
@@ -253,16 +319,18 @@ export class IndexedDbHistoryStore implements HistoryStore {
   /** Removes a thread, its runs and its attachments in one transaction. Unknown ids are ignored. */
   async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.#connection.transact(
-      ['threads', 'runs', 'attachments'],
+      ['threads', 'runs', 'attachments', 'runChanges'],
       'readwrite',
       options.signal,
       'delete the thread',
       async (tx) => {
         const runs = tx.objectStore('runs');
         const runIds = await runs.index('threadId_createdAt').getAllKeys(threadRange(threadId));
+        const changes = tx.objectStore('runChanges');
         await Promise.all([
           tx.objectStore('threads').delete(threadId),
           ...runIds.map((runId) => runs.delete(runId)),
+          ...runIds.map((runId) => changes.delete(runId)),
           tx.objectStore('attachments').delete(threadAttachmentRange(threadId)),
         ]);
       },
@@ -296,19 +364,35 @@ function upgradeDatabase(
   if (oldVersion < 2) {
     database.createObjectStore('attachments', { keyPath: ['threadId', 'attachmentId'] });
   }
-  // Version 3: `if (oldVersion < 3) { … }`, reading and rewriting rows through `_transaction`.
+  if (oldVersion < 3) {
+    // Rows written before have no entry: a thread's first read after the upgrade is complete,
+    // and its next write gives it a generation.
+    const changes = database.createObjectStore('runChanges', { keyPath: 'runId' });
+    changes.createIndex('threadId_change', ['threadId', 'change']);
+  }
+  // Version 4: `if (oldVersion < 4) { … }`, reading and rewriting rows through `_transaction`.
 }
 
-/** Puts the run row and updates (or creates) its thread's row, inside `tx`. */
+/**
+ * Puts the run row and updates (or creates) its thread's row, inside `tx`, bumping the
+ * thread's change number and noting it as the row's (`runChanges`).
+ */
 async function putRun(
-  tx: IDBPTransaction<HistoryDatabase, ('threads' | 'runs')[], 'readwrite'>,
+  tx: IDBPTransaction<HistoryDatabase, ('threads' | 'runs' | 'runChanges')[], 'readwrite'>,
   run: RunRecord,
 ): Promise<void> {
   const threads = tx.objectStore('threads');
   const thread = threadEntryWithRun<ThreadRow>(await threads.get(run.threadId), run, {
     threadId: run.threadId,
   });
-  await Promise.all([tx.objectStore('runs').put(run), threads.put(thread)]);
+  thread.generation ??= crypto.randomUUID();
+  thread.changes = (thread.changes ?? 0) + 1;
+  const change: RunChangeRow = { runId: run.runId, threadId: run.threadId, change: thread.changes };
+  await Promise.all([
+    tx.objectStore('runs').put(run),
+    threads.put(thread),
+    tx.objectStore('runChanges').put(change),
+  ]);
 }
 
 /** Every `[threadId, createdAt]` index key of one thread. */

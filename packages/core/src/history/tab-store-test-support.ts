@@ -4,6 +4,7 @@ import type {
   CompareAndSetResult,
   HistoryStore,
   RunRecord,
+  ThreadCursor,
 } from './history-store.ts';
 
 /**
@@ -27,6 +28,9 @@ export class TabStore implements HistoryStore {
   }
   loadRuns(threadId: string) {
     return this.#call(() => this.#inner.loadRuns(threadId));
+  }
+  loadRunChanges(threadId: string, since: ThreadCursor | undefined) {
+    return this.#call(() => this.#inner.loadRunChanges(threadId, since));
   }
   saveRun(run: RunRecord) {
     return this.#call(() => this.#inner.saveRun(run));

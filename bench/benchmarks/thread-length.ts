@@ -1,0 +1,267 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Agent, MemoryHistoryStore, type HistoryStore, type Item } from '@switchboard/core';
+import { JsonlHistoryStore } from '@switchboard/core/node';
+import { openaiChatModel } from '@switchboard/core/openai';
+import { PostgresHistoryStore } from '@switchboard/postgres';
+import {
+  scriptFromReplies,
+  startPostgresServer,
+  startScriptedModelServer,
+} from '@switchboard/fixtures';
+import type { Benchmark } from '../benchmark.ts';
+import { withBrowserPage } from '../browser/chromium.ts';
+import type { StartSample } from '../browser/pages/thread-length-page.ts';
+import type { Figure } from '../report.ts';
+import { pairedRatios, summarize, type Summary } from '../stats.ts';
+import {
+  RecordingModel,
+  seedThread,
+  seededRuns,
+  timeRunStart,
+  warmAgent,
+} from '../thread-length/thread-length-trial.ts';
+
+/** Thread lengths in items (10 items per seeded run). */
+const SIZES = [100, 1_000, 10_000] as const;
+const WARM_TRIALS = 15;
+const COLD_TRIALS = 5;
+const REQUEST_TRIALS = 9;
+/** Run start on 10,000 items ≤ this × on 100, per store. */
+const TARGET_RATIO = 1.5;
+
+type Size = (typeof SIZES)[number];
+type Samples = Record<Size, number[]>;
+
+/** What one store measured: warm (thread open) and cold (new Agent) run starts per size. */
+interface StoreSamples {
+  store: string;
+  warm: Samples;
+  cold: Samples;
+  /** Items in each size's model request (the branch plus the new message). */
+  items: Record<Size, number>;
+  skipped?: string;
+}
+
+const emptySamples = (): Samples => ({ 100: [], 1000: [], 10000: [] });
+
+/** Sizes in a rotating order per trial, so drift hits every size alike. */
+function orderOf(trial: number): Size[] {
+  const rotated = [...SIZES.slice(trial % SIZES.length), ...SIZES.slice(0, trial % SIZES.length)];
+  return trial % 2 === 0 ? rotated : rotated.reverse();
+}
+
+/** Seeds one thread per size in `history` and measures warm and cold run starts. */
+async function measureStore(store: string, history: HistoryStore): Promise<StoreSamples> {
+  const result: StoreSamples = {
+    store,
+    warm: emptySamples(),
+    cold: emptySamples(),
+    items: { 100: 0, 1000: 0, 10000: 0 },
+  };
+  const leaves = {} as Record<Size, string>;
+  for (const size of SIZES) leaves[size] = await seedThread(history, `${store}-${size}`, size);
+  const warm = {} as Record<Size, Awaited<ReturnType<typeof warmAgent>>>;
+  for (const size of SIZES) {
+    warm[size] = await warmAgent(history, `${store}-${size}`);
+    // One unmeasured start each (module and JIT warm-up).
+    await timeRunStart(warm[size].agent, warm[size].model, `${store}-${size}`, leaves[size]);
+  }
+  for (let trial = 0; trial < WARM_TRIALS; trial += 1) {
+    for (const size of orderOf(trial)) {
+      const sample = await timeRunStart(
+        warm[size].agent,
+        warm[size].model,
+        `${store}-${size}`,
+        leaves[size],
+      );
+      if (sample.status !== 'completed') throw new Error(`${store} run ${sample.status}`);
+      result.warm[size].push(sample.ms);
+      result.items[size] = sample.items;
+    }
+  }
+  for (let trial = 0; trial < COLD_TRIALS; trial += 1) {
+    for (const size of orderOf(trial)) {
+      const model = new RecordingModel();
+      const agent = new Agent({ name: 'bench', model, history });
+      const sample = await timeRunStart(agent, model, `${store}-${size}`, leaves[size]);
+      result.cold[size].push(sample.ms);
+    }
+  }
+  return result;
+}
+
+/** The model-request part apart: `openaiChatModel.stream()` until its first event. */
+async function measureRequests(): Promise<Record<Size, number[]>> {
+  const server = await startScriptedModelServer({ script: scriptFromReplies([{ text: 'OK.' }]) });
+  try {
+    const model = openaiChatModel({
+      model: 'scripted',
+      baseURL: `${server.url}/v1`,
+      maxRetries: 0,
+    });
+    const requests = {} as Record<Size, Item[]>;
+    for (const size of SIZES) {
+      requests[size] = seededRuns(`request-${size}`, size).flatMap((run) => run.items);
+    }
+    const samples = emptySamples();
+    for (let trial = -1; trial < REQUEST_TRIALS; trial += 1) {
+      for (const size of orderOf(Math.max(trial, 0))) {
+        const signal = new AbortController().signal;
+        const start = performance.now();
+        for await (const event of model.stream({ items: requests[size], tools: [] }, { signal })) {
+          if (event.type === 'done') break;
+        }
+        if (trial >= 0) samples[size].push(performance.now() - start);
+      }
+    }
+    return samples;
+  } finally {
+    await server.close();
+  }
+}
+
+/** IndexedDB in Chromium: the same trials in a page (bench/browser/pages/thread-length-page.ts). */
+async function measureIndexedDb(): Promise<StoreSamples> {
+  return await withBrowserPage(
+    new URL('../browser/pages/thread-length-page.ts', import.meta.url),
+    async ({ page }) => {
+      const sample: StartSample = await page.evaluate(
+        (options) =>
+          (window.benchThreadLength as NonNullable<Window['benchThreadLength']>)(options),
+        {
+          databaseName: `bench-thread-length-${Date.now()}`,
+          sizes: [...SIZES],
+          warmTrials: WARM_TRIALS,
+          coldTrials: COLD_TRIALS,
+        },
+      );
+      return { store: 'IndexedDB (Chromium)', ...sample } as StoreSamples;
+    },
+  );
+}
+
+function ratio(samples: Samples): Summary {
+  return summarize(pairedRatios(samples[10_000], samples[100]));
+}
+
+export const threadLengthBenchmark: Benchmark = {
+  id: 12,
+  key: 'thread-length',
+  title: 'Run start vs thread length (100 / 1,000 / 10,000 items), every store',
+  baseline: 'run start on a thread of 100 items, same store',
+  target: `run start on 10,000 items ≤ ${TARGET_RATIO}× run start on 100, every store`,
+  async run({ log }) {
+    const stores: StoreSamples[] = [];
+    log('memory');
+    stores.push(await measureStore('memory', new MemoryHistoryStore()));
+
+    const directory = await mkdtemp(join(tmpdir(), 'bench-thread-length-'));
+    try {
+      log('JSONL');
+      stores.push(await measureStore('JSONL', new JsonlHistoryStore({ directory })));
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+
+    log('PostgreSQL');
+    const postgres = await startPostgresServer().catch((error: unknown) => error as Error);
+    if (postgres instanceof Error) {
+      stores.push({
+        store: 'PostgreSQL',
+        warm: emptySamples(),
+        cold: emptySamples(),
+        items: { 100: 0, 1000: 0, 10000: 0 },
+        skipped: `no PostgreSQL server: ${postgres.message}`,
+      });
+    } else {
+      const history = new PostgresHistoryStore({ connectionString: postgres.connectionString });
+      try {
+        stores.push(await measureStore('PostgreSQL', history));
+      } finally {
+        await history.close();
+        await postgres.close();
+      }
+    }
+
+    log('IndexedDB in Chromium');
+    stores.push(await measureIndexedDb());
+
+    log('model request part (openaiChatModel → scripted model server)');
+    const requests = await measureRequests();
+
+    const measured = stores.filter((entry) => entry.skipped === undefined);
+    const figures: Figure[] = [];
+    for (const entry of stores) {
+      if (entry.skipped !== undefined) {
+        figures.push({ label: `${entry.store}: not measured`, value: entry.skipped, unit: '' });
+        continue;
+      }
+      figures.push({
+        label: `${entry.store}: warm run start, 10,000 / 100 items`,
+        value: ratio(entry.warm),
+        unit: 'ratio',
+        note: `target ≤ ${TARGET_RATIO}; thread open in the agent (as after \`AgentChat.load()\`)`,
+      });
+      for (const size of SIZES) {
+        figures.push({
+          label: `${entry.store}: warm run start, ${size.toLocaleString('en-US')} items`,
+          value: summarize(entry.warm[size]),
+          unit: 'ms',
+          note: `model request of ${entry.items[size].toLocaleString('en-US')} items`,
+        });
+      }
+      figures.push({
+        label: `${entry.store}: cold run start (new Agent), 10,000 / 100 items`,
+        value: ratio(entry.cold),
+        unit: 'ratio',
+        note: SIZES.map(
+          (size) =>
+            `${size.toLocaleString('en-US')}: ${summarize(entry.cold[size]).median.toFixed(2)} ms`,
+        ).join(', '),
+      });
+    }
+    figures.push({
+      label:
+        'Model request part: `openaiChatModel.stream()` to the first event, 10,000 / 100 items',
+      value: summarize(pairedRatios(requests[10_000], requests[100])),
+      unit: 'ratio',
+      note: SIZES.map(
+        (size) =>
+          `${size.toLocaleString('en-US')}: ${summarize(requests[size]).median.toFixed(2)} ms`,
+      ).join(', '),
+    });
+    const ratios = measured.map((entry) => ({ store: entry.store, value: ratio(entry.warm) }));
+    const met =
+      measured.length === stores.length &&
+      ratios.every((entry) => entry.value.median <= TARGET_RATIO);
+    return {
+      verdict: met ? 'met' : 'missed',
+      headline: ratios
+        .map((entry) => `${entry.store} ×${entry.value.median.toFixed(2)}`)
+        .concat(
+          stores
+            .filter((entry) => entry.skipped !== undefined)
+            .map((entry) => `${entry.store} skipped`),
+        )
+        .join(', '),
+      figures,
+      method:
+        `Per store, threads of ${SIZES.join(' / ')} items (runs of 10 items: a user message, four tool ` +
+        'calls with outputs, an answer; linked as one branch), saved with `saveRun`. Run start = from ' +
+        '`agent.execute({ threadId, parentRunId: <seeded leaf>, messages })` until the in-process model ' +
+        "double's `stream()` is called with the request (the request carries the whole branch: " +
+        'context is not truncated). Warm: one Agent per thread that has read it (`loadThread`, as ' +
+        `\`AgentChat.load()\` does), one unmeasured start, then ${WARM_TRIALS} trials per size with the ` +
+        `sizes in a rotating order. Cold: a new Agent per trial (${COLD_TRIALS} trials). Each trial ` +
+        'branches from the seeded leaf, so every request of a size has the same items. Stores: ' +
+        '`MemoryHistoryStore`; `JsonlHistoryStore` in a temporary directory; `PostgresHistoryStore` on a ' +
+        'throwaway server (packages/fixtures); `IndexedDbHistoryStore` in Chromium (a page from ' +
+        `127.0.0.1). Model request part apart: \`openaiChatModel\` against the scripted model server, ` +
+        `\`stream()\` until its first event, ${REQUEST_TRIALS} interleaved trials per size.`,
+      notes: [],
+    };
+  },
+};

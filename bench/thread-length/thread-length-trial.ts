@@ -1,0 +1,122 @@
+/**
+ * Benchmark 12's measurement, shared by the Node side (memory, JSONL, PostgreSQL) and the
+ * Chromium page (IndexedDB): seed a thread of N items, then time a run start — from
+ * `agent.execute()` until the model's `stream()` is called with the request.
+ */
+import { Agent, type HistoryStore, type Item, type Model, type RunRecord } from '@switchboard/core';
+
+/** Items per seeded run: a user message, four tool calls with their outputs, an answer. */
+export const ITEMS_PER_RUN = 10;
+
+/** The run rows of a seeded thread of `items` items (a multiple of {@link ITEMS_PER_RUN}). */
+export function seededRuns(threadId: string, items: number): RunRecord[] {
+  const runs: RunRecord[] = [];
+  const base = Date.now() - items * 1000;
+  for (let index = 0; index < items / ITEMS_PER_RUN; index += 1) {
+    const runItems: Item[] = [
+      {
+        type: 'message',
+        role: 'user',
+        content: `Question ${index}: what is the weather in city ${index}?`,
+      },
+    ];
+    for (let call = 0; call < 4; call += 1) {
+      const callId = `call_${index}_${call}`;
+      runItems.push(
+        {
+          type: 'function_call',
+          callId,
+          name: 'lookup',
+          arguments: JSON.stringify({ city: index, part: call }),
+        },
+        {
+          type: 'function_call_output',
+          callId,
+          output: `Result ${call} for city ${index}: 21 degrees, light wind from the west.`,
+        },
+      );
+    }
+    runItems.push({
+      type: 'message',
+      role: 'assistant',
+      content: `City ${index} is at 21 degrees with a light west wind.`,
+    });
+    runs.push({
+      runId: `${threadId}-run-${index}`,
+      threadId,
+      status: 'completed',
+      items: runItems,
+      createdAt: base + index * 1000,
+      updatedAt: base + index * 1000 + 1,
+      parentRunId: index === 0 ? null : `${threadId}-run-${index - 1}`,
+      version: 1,
+    });
+  }
+  return runs;
+}
+
+/** Saves the seeded thread; returns the id of its last run (the branch every trial follows). */
+export async function seedThread(
+  history: HistoryStore,
+  threadId: string,
+  items: number,
+): Promise<string> {
+  const runs = seededRuns(threadId, items);
+  for (const run of runs) await history.saveRun(run);
+  return runs.at(-1)!.runId;
+}
+
+/**
+ * A model double that records when `stream()` is called and how many items it was sent, then
+ * answers at once.
+ */
+export class RecordingModel implements Model {
+  readonly provider = 'bench';
+  readonly modelId = 'recording';
+  calledAt = 0;
+  items = 0;
+  async *stream(request: Parameters<Model['stream']>[0]): ReturnType<Model['stream']> {
+    this.calledAt = performance.now();
+    this.items = request.items.length;
+    yield { type: 'text.delta', delta: 'ok' };
+    yield { type: 'done', usage: { inputTokens: 0, outputTokens: 0 } };
+  }
+}
+
+/** One measured run start. */
+export interface StartTrial {
+  /** `execute()` → `stream()` called, in ms. */
+  ms: number;
+  /** Items in the model request. */
+  items: number;
+  status: string;
+}
+
+/**
+ * Times one run start on `threadId` after `parentRunId` (each trial branches from the seeded
+ * leaf, so every trial's request has the same items). `agent` is warm (it has the thread open,
+ * as after `AgentChat.load()`) or new (cold).
+ */
+export async function timeRunStart(
+  agent: Agent,
+  model: RecordingModel,
+  threadId: string,
+  parentRunId: string,
+): Promise<StartTrial> {
+  const start = performance.now();
+  const result = await agent
+    .execute({ threadId, parentRunId, messages: 'One more question, please.' })
+    .result();
+  return { ms: model.calledAt - start, items: model.items, status: result.status };
+}
+
+/** A warm agent over `history`: it has read `threadId` (as `AgentChat.load()` does). */
+export async function warmAgent(
+  history: HistoryStore,
+  threadId: string,
+): Promise<{ agent: Agent; model: RecordingModel }> {
+  const model = new RecordingModel();
+  const agent = new Agent({ name: 'bench', model, history });
+  await agent.loadThread(threadId);
+  return { agent, model };
+}
