@@ -5,14 +5,20 @@ import { linkSignals, type LinkedSignal } from '../internal/linked-signal.ts';
  * The clock of one MCP tool call: an idle timeout that progress resets and an absolute cap,
  * both stopped while a human answers an elicitation (that time is the human's, not the
  * server's). When either runs out the call's `signal` aborts with a `timeout` error.
+ *
+ * Both limits share one `setTimeout`, armed for the nearer deadline: progress only moves the
+ * idle deadline, and a timer that fires before a deadline that moved arms itself again. A call
+ * that streams progress thus costs no timer per progress notification.
  */
 export class CallTimer {
   readonly signal: AbortSignal;
   readonly #link: LinkedSignal;
   readonly #idleMs: number;
   #totalLeftMs: number;
-  #idleTimer: ReturnType<typeof setTimeout> | undefined;
-  #totalTimer: ReturnType<typeof setTimeout> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Deadlines while running, ms since the epoch. */
+  #idleDeadline = 0;
+  #totalDeadline = 0;
   #runningSince = 0;
   #paused = 0;
 
@@ -34,8 +40,7 @@ export class CallTimer {
   /** Progress arrived: the idle timeout starts again. */
   touch(): void {
     if (this.#paused > 0 || this.signal.aborted) return;
-    clearTimeout(this.#idleTimer);
-    this.#idleTimer = setTimeout(() => this.#expire('idle'), this.#idleMs);
+    this.#idleDeadline = Date.now() + this.#idleMs;
   }
 
   /** A human is answering: stop both clocks until {@link resume}. Nested pauses are counted. */
@@ -59,9 +64,31 @@ export class CallTimer {
 
   #start(): void {
     if (this.signal.aborted) return;
-    this.#runningSince = Date.now();
-    this.#idleTimer = setTimeout(() => this.#expire('idle'), this.#idleMs);
-    this.#totalTimer = setTimeout(() => this.#expire('total'), Math.max(0, this.#totalLeftMs));
+    const now = Date.now();
+    this.#runningSince = now;
+    this.#idleDeadline = now + this.#idleMs;
+    this.#totalDeadline = now + Math.max(0, this.#totalLeftMs);
+    this.#arm(now);
+  }
+
+  /** Sets the one timer for the nearer deadline. */
+  #arm(now: number): void {
+    const due = Math.min(this.#idleDeadline, this.#totalDeadline);
+    this.#timer = setTimeout(() => this.#fire(), Math.max(0, due - now));
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    if (this.#paused > 0 || this.signal.aborted) return;
+    const now = Date.now();
+    // On a tie the idle limit is named, as when each limit had its own timer.
+    if (now >= this.#idleDeadline && this.#idleDeadline <= this.#totalDeadline) {
+      this.#expire('idle');
+    } else if (now >= this.#totalDeadline) {
+      this.#expire('total');
+    } else {
+      this.#arm(now);
+    }
   }
 
   #expire(which: 'idle' | 'total'): void {
@@ -73,7 +100,7 @@ export class CallTimer {
   }
 
   #clear(): void {
-    clearTimeout(this.#idleTimer);
-    clearTimeout(this.#totalTimer);
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 }

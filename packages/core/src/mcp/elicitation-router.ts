@@ -60,9 +60,11 @@ export class ElicitationRouter {
   middleware(next: typeof fetch, client: Client): typeof fetch {
     return async (input, init) => {
       const response = await next(input, init);
-      const callKey = init?.method === 'POST' ? callKeyOf(init.body) : undefined;
+      // Only an SSE answer can carry server requests: a JSON answer's body is never parsed.
       const isStream = response.headers.get('content-type')?.includes('text/event-stream') === true;
-      if (callKey === undefined || !isStream || response.body === null) return response;
+      if (!isStream || response.body === null || init?.method !== 'POST') return response;
+      const callKey = callKeyOf(init.body);
+      if (callKey === undefined) return response;
       const requests = this.#requestToCall.get(client) ?? new Map<string, string>();
       this.#requestToCall.set(client, requests);
       const parser = createParser({

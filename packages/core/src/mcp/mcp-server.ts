@@ -11,6 +11,7 @@ import type { McpCallScope } from './call/call-scope.ts';
 import { callToolDirectly, type DirectCallOptions } from './call/direct-call.ts';
 import type { ActiveCall } from './call/resume-state.ts';
 import { ElicitationRouter } from './elicitation-router.ts';
+import { listedTool } from './listed-tool-index.ts';
 import { McpAuthorization, type McpAuthorizeOutcome } from './mcp-authorization.ts';
 import { McpConnection } from './mcp-connection.ts';
 import type { McpServerOptions, McpServerSnapshot, McpServerStatus } from './mcp-server-types.ts';
@@ -274,7 +275,7 @@ export class McpServer extends Store<McpServerSnapshot> {
     args: Record<string, unknown>,
     options: DirectCallOptions = {},
   ): Promise<ToolOutput> {
-    const listed = (this.getSnapshot().tools ?? []).find((tool) => tool.originalName === name);
+    const listed = listedTool(this.getSnapshot().tools, name);
     const outputSchema = listed?.outputSchema;
     const inputSchema = listed?.inputSchema;
     const taskSupport = listed?.taskSupport;

@@ -34,13 +34,18 @@ export interface RequestWaitingWatch {
  * Starts the "no response headers yet" clock of one request; call the returned function when
  * the headers arrived (or the request failed). Reports through `watch` only when the clock ran
  * out first, and then always reports the end.
+ *
+ * @param describe - the request, asked only when the clock runs out (so that a request answered
+ *   in time is never described); undefined: nobody waits on it, nothing is reported.
  */
 export function watchResponseStart(
   watch: RequestWaitingWatch,
-  request: Omit<McpRequestWaiting, 'since'>,
+  describe: () => Omit<McpRequestWaiting, 'since'> | undefined,
 ): () => void {
   let waiting: McpRequestWaiting | undefined;
   const timer = setTimeout(() => {
+    const request = describe();
+    if (request === undefined) return;
     waiting = { ...request, since: Date.now() };
     watch.onWaiting(waiting);
   }, watch.noticeMs);

@@ -1,7 +1,11 @@
 import { linkSignals } from '../../internal/linked-signal.ts';
 import { hostOf, throwIfOffline } from '../../internal/offline.ts';
 import { CALL_ID_META_KEY } from '../elicitation-router.ts';
-import { watchResponseStart, type RequestWaitingWatch } from './request-waiting.ts';
+import {
+  watchResponseStart,
+  type McpRequestWaiting,
+  type RequestWaitingWatch,
+} from './request-waiting.ts';
 import { StandaloneStreamGate } from './standalone-stream-gate.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
 import { watchEventStream, type JsonRpcId } from './watch-event-stream.ts';
@@ -80,8 +84,8 @@ export interface SessionFetchOptions {
 export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   const network = options.middleware ? options.middleware(options.baseFetch) : options.baseFetch;
   const { handshake, onAnswerLost } = options;
-  const watching =
-    handshake !== undefined || onAnswerLost !== undefined || options.requestWaiting !== undefined;
+  /** Signals this fetch has been handed: one handed again is shared by many requests. */
+  const seenSignals = new WeakSet<AbortSignal>();
   const gate =
     options.tabLead === undefined || options.blockStandaloneGet
       ? undefined
@@ -105,8 +109,14 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       const url = input instanceof Request ? input.url : String(input);
       return gate.answer(url, headers, init?.signal ?? undefined);
     }
-    const request =
-      (watching || gate !== undefined) && method === 'POST' ? rpcRequestOf(init?.body) : undefined;
+    // The JSON-RPC message in a POST body is read only when something needs it (the gate, a
+    // handshake answer, an SSE answer, a request that waits): most calls never parse it again.
+    let parsed: RpcRequest | undefined | null = null;
+    const requestOf = (): RpcRequest | undefined => {
+      if (parsed === null) parsed = method === 'POST' ? rpcRequestOf(init?.body) : undefined;
+      return parsed;
+    };
+    const request = gate !== undefined ? requestOf() : undefined;
     if (gate !== undefined && request?.uri !== undefined && request.method !== undefined) {
       gate.noteSubscription(request.method, request.uri);
     }
@@ -115,66 +125,67 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       gate !== undefined && request?.method !== undefined && request.id !== undefined
         ? gate.noteRequest()
         : undefined;
-    // The SDK hands every request the transport's one long-lived signal, and undici keeps an
-    // `abort` listener on it per request until that request is garbage-collected (thousands of
-    // calls → MaxListenersExceededWarning). Each request gets its own linked signal instead,
-    // released when its body has been read (or cancelled).
     const headersArrived =
-      options.requestWaiting !== undefined &&
-      request?.method !== undefined &&
-      request.id !== undefined &&
-      // A background stream (2026-07-28 `list_changed`), not a request anybody waits for.
-      request.method !== 'subscriptions/listen'
-        ? watchResponseStart(options.requestWaiting, {
-            method: request.method,
-            ...(request.callKey === undefined ? {} : { callId: callIdOf(request.callKey) }),
-            host: hostOf(input instanceof Request ? input.url : input),
-          })
+      options.requestWaiting !== undefined && method === 'POST'
+        ? watchResponseStart(options.requestWaiting, () => waitingRequestOf(requestOf(), input))
         : undefined;
-    const link = linkSignals(init?.signal ?? undefined);
+    // The SDK hands 2025-era requests the transport's one long-lived signal, and undici keeps an
+    // `abort` listener on it per request until that request is garbage-collected (thousands of
+    // calls → MaxListenersExceededWarning). A signal this fetch has seen before is such a shared
+    // one: the request then gets its own linked signal, released when its body has been read (or
+    // cancelled). A signal seen for the first time (2026-07-28: the SDK's per-request signal)
+    // carries that one listener only, and goes to the network as it is.
+    const outer = init?.signal ?? undefined;
+    const shared = outer !== undefined && seenSignals.has(outer);
+    if (outer !== undefined) seenSignals.add(outer);
+    const link = shared ? linkSignals(outer) : undefined;
+    const signal = link === undefined ? outer : link.signal;
     const release =
-      settled === undefined
-        ? link.dispose
-        : () => {
-            link.dispose();
-            settled();
-          };
+      link === undefined
+        ? settled
+        : settled === undefined
+          ? link.dispose
+          : () => {
+              link.dispose();
+              settled();
+            };
     let response: Response;
     try {
-      response = releaseWhenRead(
-        await network(input, { ...init, headers, signal: link.signal }),
-        release,
-      );
+      const answer = await network(input, {
+        ...init,
+        headers,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      response = release === undefined ? answer : releaseWhenRead(answer, release);
     } catch (error) {
-      release();
+      release?.();
       throw error;
     } finally {
       headersArrived?.();
     }
-    if (request === undefined) return response;
+    if (method !== 'POST') return response;
 
-    if (handshake !== undefined) {
-      if (request.method === 'initialize' || request.method === 'server/discover') {
+    if (handshake !== undefined && mayBeHandshake(init?.body)) {
+      const handshakeMethod = requestOf()?.method;
+      if (handshakeMethod === 'initialize' || handshakeMethod === 'server/discover') {
         if (!response.ok) handshake.failedStatus = response.status;
-        else if (request.method === 'initialize') {
+        else if (handshakeMethod === 'initialize') {
           handshake.initializeSucceeded = true;
           handshake.sessionIdReadable = response.headers.get('mcp-session-id') !== null;
         }
       }
     }
-    const id = request.id;
     if (
       onAnswerLost === undefined ||
-      id === undefined ||
       !response.ok ||
       response.body === null ||
       !isEventStream(response)
     ) {
       return response;
     }
-    const body = watchEventStream(response.body, id, link.signal, (cause) =>
-      onAnswerLost(id, cause),
-    );
+    const id = requestOf()?.id;
+    if (id === undefined) return response;
+    const body = watchEventStream(response.body, id, signal, (cause) => onAnswerLost(id, cause));
     return new Response(body, {
       status: response.status,
       statusText: response.statusText,
@@ -238,13 +249,46 @@ function isEventStream(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
 }
 
+/** What {@link rpcRequestOf} reads from a POST body. */
+interface RpcRequest {
+  method?: string;
+  id?: JsonRpcId;
+  uri?: string;
+  callKey?: string;
+}
+
+/**
+ * False when a POST body cannot be an `initialize` or `server/discover` request: a substring
+ * test, so that only bodies that may be one are parsed.
+ */
+function mayBeHandshake(body: unknown): boolean {
+  return (
+    typeof body === 'string' && (body.includes('initialize') || body.includes('server/discover'))
+  );
+}
+
+/**
+ * The waiting notice of a POSTed request: undefined for a message nobody waits on (a
+ * notification, a response) and for a background stream (2026-07-28 `subscriptions/listen`).
+ */
+function waitingRequestOf(
+  request: RpcRequest | undefined,
+  input: RequestInfo | URL,
+): Omit<McpRequestWaiting, 'since'> | undefined {
+  if (request?.method === undefined || request.id === undefined) return undefined;
+  if (request.method === 'subscriptions/listen') return undefined;
+  return {
+    method: request.method,
+    ...(request.callKey === undefined ? {} : { callId: callIdOf(request.callKey) }),
+    host: hostOf(input instanceof Request ? input.url : input),
+  };
+}
+
 /**
  * Method, id and `params.uri` of the JSON-RPC message in a POST body the SDK wrote (a JSON
  * string).
  */
-function rpcRequestOf(
-  body: unknown,
-): { method?: string; id?: JsonRpcId; uri?: string; callKey?: string } | undefined {
+function rpcRequestOf(body: unknown): RpcRequest | undefined {
   if (typeof body !== 'string') return undefined;
   let message: unknown;
   try {
