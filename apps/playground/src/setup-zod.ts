@@ -3,6 +3,6 @@
  * zod's JIT, whose `new Function('')` probe would trip a strict Content-Security-Policy
  * (see /work/shared/notes/mcp-sdk-v2.md §3).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 z.config({ jitless: true });

@@ -88,6 +88,26 @@ describe('browser bundle', () => {
     expect(inputs.filter((input) => input.includes('node_modules/openai/'))).toEqual([]);
   });
 
+  it('tree-shakes zod in the root entry: no zod locale but English reaches the output', async () => {
+    // `import { z } from 'zod'` (a re-exported namespace object) makes esbuild keep all of zod,
+    // every locale included (~65 KiB gzip); `import * as z from 'zod'` lets it keep what is used.
+    const metafile = await bundleForBrowser({
+      entryPoints: [fileURLToPath(new URL('./index.ts', import.meta.url))],
+      absWorkingDir: repositoryRoot,
+      minify: true,
+    });
+
+    const emitted = Object.values(metafile.outputs).flatMap((output) =>
+      Object.entries(output.inputs)
+        .filter(([, details]) => details.bytesInOutput > 0)
+        .map(([input]) => input),
+    );
+    expect(emitted.some((input) => input.includes('node_modules/zod/'))).toBe(true);
+    expect(
+      emitted.filter((input) => /node_modules\/zod\/.*\/locales\/(?!en\.js)/.test(input)),
+    ).toEqual([]);
+  });
+
   it('bundles @switchboard/core/openai for the browser, with openai included', async () => {
     const metafile = await bundleForBrowser({
       stdin: {

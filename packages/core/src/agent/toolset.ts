@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ModelToolDefinition } from '../model/model.ts';
 import { tool } from '../tools/tool.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import { tool } from '../tools/tool.ts';
 import { toolError } from '../tools/tool-errors.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 
 /** An id made by a client: a UUID, or any short id of URL-safe characters. */
 const clientId = z

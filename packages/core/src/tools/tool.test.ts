@@ -142,6 +142,6 @@ describe('tool()', () => {
       thrown = error;
     }
     expect(isSwitchboardError(thrown, 'invalid_input')).toBe(true);
-    expect((thrown as SwitchboardError).message).toContain("import { z } from 'zod/v4'");
+    expect((thrown as SwitchboardError).message).toContain("import * as z from 'zod/v4'");
   });
 });

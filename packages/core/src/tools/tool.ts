@@ -1,5 +1,7 @@
-// `zod/v4` is zod 4 in zod 4.x and the bundled zod 4 in zod 3.25+: one import serves both.
-import { z } from 'zod/v4';
+// `zod/v4` is zod 4 in zod 4.x and the bundled zod 4 in zod 3.25+: one import serves both. A
+// namespace import, never `import { z }`: esbuild keeps all of zod (every locale) for the
+// re-exported `z` object, ~65 KiB gzip more (docs/architecture.md, "Bundle size").
+import * as z from 'zod/v4';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { ToolAnnotations } from '../vocabulary/interrupts.ts';
 import type { ApprovalPredicate, Tool, ToolContext } from './tool-types.ts';
@@ -28,17 +30,17 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * arguments throw a {@link SwitchboardError} `invalid_tool_arguments` whose message lists the
  * problems, which the agent hands to the model as an error output so it can correct itself.
  *
- * `input` must be a zod 4 schema: `import { z } from 'zod'` with zod 4, or
- * `import { z } from 'zod/v4'` with zod 3.25 or later.
+ * `input` must be a zod 4 schema: `import * as z from 'zod'` with zod 4, or
+ * `import * as z from 'zod/v4'` with zod 3.25 or later.
  *
  * @throws SwitchboardError `invalid_input` when `name` is not provider-safe, or when `input` is a
- * zod 3 schema (zod 3's own `import { z } from 'zod'`).
+ * zod 3 schema (zod 3's own `import * as z from 'zod'`).
  */
 export function tool<Input extends z.ZodType>(options: ToolOptions<Input>): Tool {
   if (!isZod4Schema(options.input)) {
     throw new SwitchboardError(
       'invalid_input',
-      `Tool "${options.name}": input is not a zod 4 schema. With zod 3.25+, import { z } from 'zod/v4'; with zod 4, from 'zod'.`,
+      `Tool "${options.name}": input is not a zod 4 schema. With zod 3.25+, import * as z from 'zod/v4'; with zod 4, from 'zod'.`,
     );
   }
   if (!TOOL_NAME.test(options.name)) {

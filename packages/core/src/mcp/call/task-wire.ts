@@ -1,4 +1,4 @@
-import { z } from 'zod/v4';
+import * as z from 'zod/v4';
 
 /*
  * The wire shapes of MCP tasks, both eras. SDK v2 (2.4.0) has no task API: it keeps the 2025
