@@ -32,7 +32,9 @@ export function seededRuns(threadId: string, items: number): RunRecord[] {
         {
           type: 'function_call_output',
           callId,
-          output: `Result ${call} for city ${index}: 21 degrees, light wind from the west.`,
+          output: {
+            text: `Result ${call} for city ${index}: 21 degrees, light wind from the west.`,
+          },
         },
       );
     }
