@@ -16,6 +16,7 @@ const PACED_PAIRS = 2;
 const PACE_MS = 1;
 const BURST_WORDS = 2_000;
 const LONG_TASK_MS = 50;
+const MAX_DURATION_RATIO = 1.5;
 
 function longTaskNote(measured: readonly Measured[]): string {
   const tasks = measured.flatMap((entry) => entry.longTasks);
@@ -60,7 +61,7 @@ export const useAgentRenderBenchmark: Benchmark = {
   key: 'use-agent-render',
   title: '`useAgent` rendering 10,000 streamed deltas in Chromium',
   baseline: 'animation frames elapsed meanwhile (and the same stream in plain React state)',
-  target: `commits ≤ frames; no task over ${LONG_TASK_MS} ms`,
+  target: `commits ≤ frames; no task over ${LONG_TASK_MS} ms that plain React does not have; in-page time ≤ ${MAX_DURATION_RATIO}× plain React; burst no longer than the SDK alone`,
   async run({ servers, log }) {
     const inPage: RenderTrial[] = [];
     const inPagePlain: RenderTrial[] = [];
@@ -133,18 +134,25 @@ export const useAgentRenderBenchmark: Benchmark = {
     const withinFrames = all.every((trial) => trial.commits <= trial.frames);
     const count = (trials: readonly Measured[]) =>
       trials.flatMap((trial) => trial.longTasks).length;
-    const met = complete && withinFrames && count(all) === 0;
-    const inPageRatio = summarize(inPage.map((trial) => trial.commits / trial.frames));
-    const pacedRatio = summarize(paced.map((trial) => trial.commits / trial.frames));
-    const burstLongest = Math.max(0, ...burst.longTasks);
-    const burstSdkLongest = Math.max(0, ...burstSdk.longTasks);
-
     const durationRatio = summarize(
       pairedRatios(
         inPage.map((trial) => trial.ms),
         inPagePlain.map((trial) => trial.ms),
       ),
     );
+    const burstLongest = Math.max(0, ...burst.longTasks);
+    const burstSdkLongest = Math.max(0, ...burstSdk.longTasks);
+    // Issue 17: no long task plain React on the same stream does not have, ≤ 1.5× its time for
+    // the in-page answers, and a burst that blocks the page no longer than the SDK alone does.
+    const met =
+      complete &&
+      withinFrames &&
+      count(inPage) <= count(inPagePlain) &&
+      count(paced) <= count(pacedPlain) &&
+      durationRatio.median <= MAX_DURATION_RATIO &&
+      burstLongest <= burstSdkLongest;
+    const inPageRatio = summarize(inPage.map((trial) => trial.commits / trial.frames));
+    const pacedRatio = summarize(paced.map((trial) => trial.commits / trial.frames));
     const notes: string[] = [];
     notes.push(
       `In-page, the same ${WORDS.toLocaleString('en-US')} deltas take ×${durationRatio.median.toFixed(1)} as long to reach ` +
@@ -168,12 +176,13 @@ export const useAgentRenderBenchmark: Benchmark = {
     if (burstLongest > LONG_TASK_MS) {
       notes.push(
         `A ${BURST_WORDS.toLocaleString('en-US')}-delta answer sent all at once from loopback blocks the page: ` +
-          `longest task ${burstLongest.toFixed(0)} ms through \`openaiChatModel\`, ` +
+          `longest task ${burstLongest.toFixed(0)} ms through \`openaiChatModel\` and \`useAgent\`, ` +
           `${burstSdkLongest.toFixed(0)} ms for the \`openai\` SDK alone (no Switchboard, no React). The ` +
-          "cause is the SDK's SSE splitter (`iterSSEChunks` in openai 6.30.1 copies the rest of its " +
-          'buffer after every event, quadratic in the chunk size); browsers hand over large chunks ' +
-          'when the main thread falls behind, so it grows superlinearly with the burst. That is why ' +
-          `the provider answers here are paced at ${PACE_MS} ms per delta and the 10,000-delta ` +
+          "SDK's SSE splitter (`iterSSEChunks` in openai 6.30.1) copies the rest of its buffer after every " +
+          'event, quadratic in the size of a network read; browsers hand over large reads when the main ' +
+          'thread falls behind. `openaiChatModel` reads the body itself with `eventsource-parser` (linear, ' +
+          'one batch per read). The provider answers above are paced at ' +
+          `${PACE_MS} ms per delta and the 10,000-delta ` +
           'answers come from an in-page stream.',
       );
     }
@@ -225,8 +234,10 @@ export const useAgentRenderBenchmark: Benchmark = {
         'React state, set once per animation frame. Streams: in-page (an in-page `Model` / generator ' +
         `yielding ${WORDS.toLocaleString('en-US')} words, 20 per task; ${IN_PAGE_PAIRS} interleaved pairs after one warm-up each), ` +
         `and the scripted model server through \`openaiChatModel\` / the \`openai\` SDK, ${PACED_WORDS.toLocaleString('en-US')} ` +
-        `words ${PACE_MS} ms apart (${PACED_PAIRS} interleaved pairs). Met when every useAgent answer has commits ≤ frames, ` +
-        'all its text on screen, and no long task.',
+        `words ${PACE_MS} ms apart (${PACED_PAIRS} interleaved pairs). Met when every useAgent answer has commits ≤ frames ` +
+        'and all its text on screen, useAgent has no more long tasks than plain React on the same streams, ' +
+        `its in-page answers take ≤ ${MAX_DURATION_RATIO}× plain React's time (median of paired ratios), and ` +
+        "the burst's longest task is no longer than the SDK alone's.",
       notes,
     };
   },

@@ -198,7 +198,13 @@ export class RunJournal {
       this.#sequence++;
       return;
     }
-    this.#channel.push({ ...payload, runId: this.runId, sequence: this.#sequence++ } as Chunk);
+    const sequence = this.#sequence++;
+    // Deltas come by the thousand: a literal, not a spread (V8 copies a spread key by key).
+    if (payload.type === 'text.delta' || payload.type === 'reasoning.delta') {
+      this.#channel.push({ type: payload.type, delta: payload.delta, runId: this.runId, sequence });
+      return;
+    }
+    this.#channel.push({ ...payload, runId: this.runId, sequence } as Chunk);
   }
 
   /** Adds items to the run; the next write stores them. */

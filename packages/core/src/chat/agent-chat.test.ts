@@ -132,14 +132,37 @@ describe('AgentChat', () => {
         const part = assistant?.parts[0];
         return part?.type === 'text' ? part.text : '';
       });
+    // Deltas that arrive in one network read show together (one snapshot per task of the
+    // stream): every snapshot extends the previous one, the last shows the whole answer.
+    expect(streamed.length).toBeGreaterThanOrEqual(1);
+    expect(streamed.length).toBeLessThanOrEqual(4);
+    expect(streamed.at(-1)).toBe('alpha beta gamma delta');
+    streamed.forEach((text, index) => {
+      expect(text).not.toBe('');
+      if (index > 0) expect(text.startsWith(streamed[index - 1] ?? '')).toBe(true);
+    });
+    for (const snapshot of snapshots) expect(snapshot.messages.length).toBeLessThanOrEqual(2);
+    expect(new Set(snapshots.flatMap((s) => s.messages.slice(1).map((m) => m.id))).size).toBe(1);
+  });
+
+  it('shows deltas that arrive apart one by one, each in its own snapshot', async () => {
+    const { model } = await scripted([{ text: 'alpha beta gamma delta', delayMs: 30 }]);
+    const chat = new AgentChat(new Agent({ name: 'test', model }));
+    const snapshots = record(chat);
+
+    expect((await chat.send('hi')).status).toBe('completed');
+    const streamed = snapshots
+      .filter((snapshot) => snapshot.status === 'streaming' && snapshot.messages.length === 2)
+      .map((snapshot) => {
+        const part = snapshot.messages[1]?.parts[0];
+        return part?.type === 'text' ? part.text : '';
+      });
     expect(streamed).toEqual([
       'alpha ',
       'alpha beta ',
       'alpha beta gamma ',
       'alpha beta gamma delta',
     ]);
-    for (const snapshot of snapshots) expect(snapshot.messages.length).toBeLessThanOrEqual(2);
-    expect(new Set(snapshots.flatMap((s) => s.messages.slice(1).map((m) => m.id))).size).toBe(1);
   });
 
   it('shows tool calls running, then done with their output', async () => {

@@ -3,6 +3,7 @@ import type { AppToolCallHandle, AppToolCallInput } from '../agent/app-tool-call
 import { messageOf } from '../errors/message-of.ts';
 import type { AppModelContextInput } from '../agent/app-model-context.ts';
 import type { RunHandle, RunResult } from '../agent/run-result.ts';
+import type { Chunk } from '../agent/chunks.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { BranchSelection, RunRecord } from '../history/history-store.ts';
 import { newestLeafUnder } from '../history/run-tree.ts';
@@ -21,6 +22,7 @@ import {
 import { withRunId } from './branch-messages.ts';
 import { planBranchRun } from './branch-run.ts';
 import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
+import { DeltaCoalescer, isDeltaChunk } from './delta-coalescer.ts';
 import { nextModelRetry } from './chat-model-retry.ts';
 import {
   endedView,
@@ -461,16 +463,30 @@ export class AgentChat extends Store<ChatSnapshot> {
     const last = this.getSnapshot().messages.at(-1);
     const resumed = elsewhere !== undefined && last?.role === 'assistant';
     const assistantId = resumed ? last.id : crypto.randomUUID();
-    for await (const chunk of run.chunks) {
-      this.set((snapshot) => {
-        const messages = applyChunk(snapshot.messages, chunk, assistantId);
-        const interrupts = chunk.type === 'run.paused' ? chunk.interrupts : snapshot.interrupts;
-        const modelRetry = nextModelRetry(snapshot.modelRetry, chunk, Date.now());
-        const changed = messages !== snapshot.messages || interrupts !== snapshot.interrupts;
-        const next = changed ? { ...snapshot, messages, interrupts } : snapshot;
-        const modelWaiting = nextModelWaiting(chunk, Date.now());
-        return withModelWaiting(withModelRetry(next, modelRetry), modelWaiting);
-      });
+    const fold = (snapshot: ChatSnapshot, chunk: Chunk): ChatSnapshot => {
+      const messages = applyChunk(snapshot.messages, chunk, assistantId);
+      const interrupts = chunk.type === 'run.paused' ? chunk.interrupts : snapshot.interrupts;
+      const modelRetry = nextModelRetry(snapshot.modelRetry, chunk, Date.now());
+      const changed = messages !== snapshot.messages || interrupts !== snapshot.interrupts;
+      const next = changed ? { ...snapshot, messages, interrupts } : snapshot;
+      const modelWaiting = nextModelWaiting(chunk, Date.now());
+      return withModelWaiting(withModelRetry(next, modelRetry), modelWaiting);
+    };
+    // Deltas reach the snapshot once per task of the stream, not one snapshot per delta.
+    const deltas = new DeltaCoalescer((chunks) =>
+      this.set((snapshot) => chunks.reduce(fold, snapshot)),
+    );
+    try {
+      for await (const chunk of run.chunks) {
+        if (isDeltaChunk(chunk)) {
+          deltas.add(chunk);
+          continue;
+        }
+        deltas.flush();
+        this.set((snapshot) => fold(snapshot, chunk));
+      }
+    } finally {
+      deltas.flush();
     }
     this.#run = undefined;
     // A run that ended without a terminal chunk (it always has one) leaves no retry shown.

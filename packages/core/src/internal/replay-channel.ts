@@ -4,6 +4,10 @@
  * `for await` (or a second consumer such as a UI store) sees the whole run. A push after
  * `close()` is dropped; every iteration ends once the channel is closed and drained.
  * Exported through `@switchboard/core/server` for other `AgentEndpoint`s' run handles.
+ *
+ * The iterator is written by hand rather than as an async generator: a buffered value is handed
+ * out in one already-settled promise, without a generator's extra awaits per value (a run may
+ * emit tens of thousands of text deltas).
  */
 export class ReplayChannel<T> implements AsyncIterable<T> {
   readonly #values: T[] = [];
@@ -27,19 +31,28 @@ export class ReplayChannel<T> implements AsyncIterable<T> {
   }
 
   #wake(): void {
+    if (this.#waiters.length === 0) return;
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const wake of waiters) wake();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+  [Symbol.asyncIterator](): AsyncIterator<T> {
     let index = 0;
-    for (;;) {
-      while (index < this.#values.length) {
-        yield this.#values[index++] as T;
+    let stopped = false;
+    const next = (): Promise<IteratorResult<T>> => {
+      if (!stopped && index < this.#values.length) {
+        return Promise.resolve({ value: this.#values[index++] as T, done: false });
       }
-      if (this.#closed) return;
-      await new Promise<void>((resolve) => this.#waiters.push(resolve));
-    }
+      if (stopped || this.#closed) return Promise.resolve({ value: undefined, done: true });
+      return new Promise<void>((resolve) => this.#waiters.push(resolve)).then(next);
+    };
+    return {
+      next,
+      return: () => {
+        stopped = true;
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
   }
 }

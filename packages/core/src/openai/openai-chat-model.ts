@@ -12,6 +12,7 @@ import { incompleteStreamError, toModelError } from '../model/to-model-error.ts'
 import { createOpenAIClient } from './create-openai-client.ts';
 import { openaiFailure } from './openai-failure.ts';
 import { OpenAIToolSchemas } from './openai-tool-schemas.ts';
+import { readChatCompletionChunks } from './read-chat-completion-chunks.ts';
 import { toChatMessages } from './to-chat-messages.ts';
 import { readAttachmentData } from '../model/attachment-content.ts';
 import { OPENAI_CHAT_ATTACHMENT_LIMITS } from '../model/provider-attachment-limits.ts';
@@ -90,56 +91,61 @@ async function* streamChat(
   const attachments = await readAttachmentData(request, signal);
   const clock = new ModelRequestClock(signal, options);
   try {
-    const stream = yield* clock.responseStart(hostOf(client.baseURL), () =>
-      client.chat.completions.create(
-        {
-          ...options.requestOptions,
-          model: options.model,
-          messages: toChatMessages(request.instructions, request.items, attachments),
-          ...(request.tools.length === 0
-            ? {}
-            : {
-                tools: schemas.convert(request.tools).map((tool) => ({
-                  type: 'function' as const,
-                  function: {
-                    name: tool.name,
-                    description: tool.description,
-                    parameters: tool.parameters,
-                    ...(tool.strict ? { strict: true } : {}),
-                  },
-                })),
-              }),
-          stream: true,
-          stream_options: { include_usage: true },
-        },
-        { signal: clock.signal, timeout: sdkTimeoutMs(options) },
-      ),
+    const response = yield* clock.responseStart(hostOf(client.baseURL), () =>
+      client.chat.completions
+        .create(
+          {
+            ...options.requestOptions,
+            model: options.model,
+            messages: toChatMessages(request.instructions, request.items, attachments),
+            ...(request.tools.length === 0
+              ? {}
+              : {
+                  tools: schemas.convert(request.tools).map((tool) => ({
+                    type: 'function' as const,
+                    function: {
+                      name: tool.name,
+                      description: tool.description,
+                      parameters: tool.parameters,
+                      ...(tool.strict ? { strict: true } : {}),
+                    },
+                  })),
+                }),
+            stream: true,
+            stream_options: { include_usage: true },
+          },
+          { signal: clock.signal, timeout: sdkTimeoutMs(options) },
+        )
+        // The raw response: its body is read by `readChatCompletionChunks`, not the SDK's `Stream`.
+        .asResponse(),
     );
     streamOpened = true;
     clock.touch();
-    for await (const chunk of stream) {
-      clock.touch();
-      if (chunk.usage) usage = toUsage(chunk.usage);
-      const choice = chunk.choices[0];
-      if (choice?.finish_reason) finished = true;
-      const delta = choice?.delta as
-        | (OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & {
-            reasoning_content?: string | null;
-          })
-        | undefined;
-      if (delta === undefined) continue;
-      if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
-        yield { type: 'reasoning.delta', delta: delta.reasoning_content };
-      }
-      if (typeof delta.content === 'string' && delta.content !== '') {
-        yield { type: 'text.delta', delta: delta.content };
-      }
-      for (const fragment of delta.tool_calls ?? []) {
-        const call = calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
-        if (fragment.id) call.id = fragment.id;
-        if (fragment.function?.name) call.name += fragment.function.name;
-        if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
-        calls.set(fragment.index, call);
+    const touch = () => clock.touch();
+    for await (const chunks of readChatCompletionChunks(response, clock.signal, touch)) {
+      for (const chunk of chunks) {
+        if (chunk.usage) usage = toUsage(chunk.usage);
+        const choice = chunk.choices[0];
+        if (choice?.finish_reason) finished = true;
+        const delta = choice?.delta as
+          | (OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta & {
+              reasoning_content?: string | null;
+            })
+          | undefined;
+        if (delta === undefined) continue;
+        if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
+          yield { type: 'reasoning.delta', delta: delta.reasoning_content };
+        }
+        if (typeof delta.content === 'string' && delta.content !== '') {
+          yield { type: 'text.delta', delta: delta.content };
+        }
+        for (const fragment of delta.tool_calls ?? []) {
+          const call = calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
+          if (fragment.id) call.id = fragment.id;
+          if (fragment.function?.name) call.name += fragment.function.name;
+          if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+          calls.set(fragment.index, call);
+        }
       }
     }
   } catch (error) {
