@@ -5,7 +5,8 @@ import { selectedLeaf } from '../history/run-tree.ts';
 /**
  * The run a new run follows (docs/conversations.md, "Branches"): the caller's `parentRunId`
  * when given (checked against the thread), else the leaf of the thread's selected branch;
- * `null` at the thread's start.
+ * `null` at the thread's start. `hasRun` tells whether `runs` has a run (the thread cache's
+ * index, so a run start looks through no rows).
  *
  * @throws SwitchboardError `invalid_input` for a `parentRunId` the thread does not have;
  *   `history_error` from the store.
@@ -14,11 +15,12 @@ export async function branchPointOf(
   setup: { history: HistoryStore; threadId: string; parentRunId?: string | null },
   runs: readonly RunRecord[],
   signal: AbortSignal,
+  hasRun: (runId: string) => boolean,
 ): Promise<string | null> {
   const { parentRunId, threadId } = setup;
   if (parentRunId === null) return null;
   if (parentRunId !== undefined) {
-    if (runs.some((run) => run.runId === parentRunId)) return parentRunId;
+    if (hasRun(parentRunId)) return parentRunId;
     throw new SwitchboardError(
       'invalid_input',
       `Thread ${threadId} has no run "${parentRunId}" to branch from.`,
@@ -27,5 +29,5 @@ export async function branchPointOf(
   }
   if (runs.length === 0) return null;
   const selection = await setup.history.loadBranchSelection(threadId, { signal });
-  return selectedLeaf(runs, selection) ?? null;
+  return selectedLeaf(runs, selection, hasRun) ?? null;
 }

@@ -12,6 +12,7 @@ import type {
 import type { ReplayChannel } from '../internal/replay-channel.ts';
 import { branchPath } from '../history/run-tree.ts';
 import { addUsage } from './add-usage.ts';
+import { BranchItems } from './branch-items.ts';
 import type { FunctionCallOutputItem, Item, Usage } from '../vocabulary/items.ts';
 import type { Chunk, ChunkPayload } from './chunks.ts';
 import type { RunOutcome, RunResult } from './run-result.ts';
@@ -63,7 +64,7 @@ export class RunJournal {
   runId = '';
   #sequence = 0;
   #createdAt = Date.now();
-  #previous: readonly Item[] = [];
+  #previous = BranchItems.of([]);
   #previousPlain = false;
   /** The run's parent in the thread's tree (`undefined`: an old row that has no link). */
   #parentRunId: string | null | undefined;
@@ -102,8 +103,8 @@ export class RunJournal {
     this.#live = options.live;
   }
 
-  /** Items of the thread before this run. */
-  get previous(): readonly Item[] {
+  /** Items of the thread before this run (shared with the thread cache: see `BranchItems`). */
+  get previous(): BranchItems {
     return this.#previous;
   }
 
@@ -138,13 +139,13 @@ export class RunJournal {
     runs: readonly RunRecord[],
     messages: readonly Item[],
     parentRunId: string | null,
-    branch?: { last: RunRecord | undefined; items: readonly Item[]; plain: boolean },
+    branch?: { last: RunRecord | undefined; items: BranchItems; plain: boolean },
   ): void {
     this.ensureRunId();
     this.#parentRunId = parentRunId;
     if (branch === undefined) {
       const path = branchPath(runs, parentRunId ?? undefined);
-      this.#previous = path.flatMap((run) => run.items);
+      this.#previous = BranchItems.of(path.flatMap((run) => run.items));
       this.#activated = path.at(-1)?.state?.activatedTools ?? [];
     } else {
       this.#previous = branch.items;
@@ -167,9 +168,11 @@ export class RunJournal {
     this.runId = paused.runId;
     this.#sequence = (paused.lastSequence ?? -1) + 1;
     this.#createdAt = paused.createdAt;
-    this.#previous = branchPath(runs, paused.runId)
-      .slice(0, -1)
-      .flatMap((run) => run.items);
+    this.#previous = BranchItems.of(
+      branchPath(runs, paused.runId)
+        .slice(0, -1)
+        .flatMap((run) => run.items),
+    );
     if (paused.parentRunId !== undefined) this.#parentRunId = paused.parentRunId;
     this.#output = [...paused.items];
     this.#usage = paused.usage ?? this.#usage;

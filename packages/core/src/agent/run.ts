@@ -204,7 +204,11 @@ class Run {
         this.#appCall = await resumedAppCall(paused, this.#setup.agent, this.#signal);
       } else {
         // Checked before a pause is abandoned: a bad branch point loses nothing.
-        const parent = await branchPointOf(this.#setup, runs, this.#signal);
+        const parent = await branchPointOf(this.#setup, runs, this.#signal, (runId) => {
+          // The cache's index of the rows just read; a thread it dropped meanwhile is looked through.
+          const held = this.#setup.threads.has(this.#setup.threadId, runId);
+          return held ?? runs.some((run) => run.runId === runId);
+        });
         const last = runs.at(-1);
         if (this.#setup.appCall !== undefined) {
           refuseBusyThread(this.#setup.threadId, last);
@@ -457,8 +461,9 @@ class Run {
     ].filter((section): section is string => section !== undefined && section !== '');
     let request: ModelRequest = {
       ...(sections.length === 0 ? {} : { instructions: sections.join('\n\n') }),
+      // The one copy of the branch a request costs: each request owns its array.
       items: modelItems(
-        [...journal.previous, ...journal.output],
+        journal.previous.with(journal.output),
         journal.previousPlain ? journal.previous.length : 0,
       ),
       tools: toolset.modelTools(),

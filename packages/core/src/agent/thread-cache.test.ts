@@ -7,6 +7,10 @@ import { mockModel, textTurn, toolCallTurn } from '../testing/mock-model.ts';
 import { tool } from '../tools/tool.ts';
 import { Agent } from './agent.ts';
 import { ThreadCache } from './thread-cache.ts';
+import type { Item } from '../vocabulary/items.ts';
+
+const texts = (items: readonly Item[]) =>
+  items.map((item) => (item.type === 'message' ? item.content : item.type));
 
 /** A memory store that records every `loadRunChanges` answer (and can answer stale once). */
 class CountingStore extends MemoryHistoryStore {
@@ -107,13 +111,14 @@ describe('ThreadCache', () => {
     const cache = new ThreadCache(store);
     await cache.load('t');
     const texts = (branch: ReturnType<ThreadCache['branch']>) =>
-      branch?.items.map((item) => (item.type === 'message' ? item.content : item.type));
+      branch?.items.with([]).map((item) => (item.type === 'message' ? item.content : item.type));
 
     const first = cache.branch('t', 'r2');
     expect(texts(first)).toEqual(['one', 'two']);
     expect(first).toMatchObject({ last: { runId: 'r2' }, plain: true });
     expect(cache.branch('t', 'r2')).toBe(first);
-    expect(cache.branch('t', null)).toEqual({ last: undefined, items: [], plain: true });
+    expect(cache.branch('t', null)).toMatchObject({ last: undefined, plain: true });
+    expect(texts(cache.branch('t', null))).toEqual([]);
     expect(cache.branch('t', 'missing')).toBeUndefined();
     expect(cache.branch('other', 'r1')).toBeUndefined();
 
@@ -171,7 +176,7 @@ describe('ThreadCache', () => {
     await store.saveRun(makeRun('t', 'b', 2_000, [userMessage('b')]));
     const cache = new ThreadCache(store);
     await cache.load('t');
-    expect(cache.branch('t', 'b')?.items).toEqual([userMessage('a'), userMessage('b')]);
+    expect(cache.branch('t', 'b')?.items.with([])).toEqual([userMessage('a'), userMessage('b')]);
   });
 
   it('serialises reads of one thread, so a slower answer never overwrites a newer one', async () => {
@@ -237,6 +242,58 @@ describe('The agent reads threads through its cache', () => {
       'from B',
       'three',
     ]);
+  });
+
+  it("each run's request carries its own branch: forks of one run, a run after another writer's, and a model that changes its request", async () => {
+    const store = new MemoryHistoryStore();
+    const model = mockModel([
+      textTurn('answer one'),
+      textTurn('fork a'),
+      textTurn('fork b'),
+      textTurn('from B'),
+      textTurn('after B'),
+    ]);
+    // A model adapter that overwrites the array it was sent (typed readonly: it should not),
+    // after noting what it was sent.
+    const seen: (string | undefined)[][] = [];
+    const stream = model.stream.bind(model);
+    const vandal: typeof model = {
+      ...model,
+      stream: (request, options) => {
+        seen.push(texts(request.items));
+        const result = stream(request, options);
+        const items = request.items as Item[];
+        items.fill(userMessage('vandalised')).push(userMessage('vandalised'));
+        return result;
+      },
+    };
+    const first = new Agent({ name: 'a', history: store, model: vandal });
+    const second = new Agent({ name: 'b', history: store, model });
+    const one = await first.execute({ threadId: 't', messages: 'one' }).result();
+    await first.loadThread('t');
+    // Two forks of the same run, as edits are: each reads the branch and its own message.
+    await first.execute({ threadId: 't', parentRunId: one.runId, messages: 'fork a' }).result();
+    const forkB = await first
+      .execute({ threadId: 't', parentRunId: one.runId, messages: 'fork b' })
+      .result();
+    // Another client continues fork b; this agent's next run follows that run.
+    const fromB = await second
+      .execute({ threadId: 't', parentRunId: forkB.runId, messages: 'two' })
+      .result();
+    await first.execute({ threadId: 't', parentRunId: fromB.runId, messages: 'three' }).result();
+
+    // Each request as sent: no request saw another's change, nor another branch's items.
+    const sent = [
+      ['one'],
+      ['one', 'answer one', 'fork a'],
+      ['one', 'answer one', 'fork b'],
+      ['one', 'answer one', 'fork b', 'fork b', 'two'],
+      ['one', 'answer one', 'fork b', 'fork b', 'two', 'from B', 'three'],
+    ];
+    expect(seen).toEqual([sent[0], sent[1], sent[2], sent[4]]);
+    expect(texts(model.requests[3]?.items ?? [])).toEqual(sent[3]);
+    // What is stored never saw the model's change.
+    expect(texts(await store.loadItems('t'))).not.toContain('vandalised');
   });
 
   it('a resume from a stale read loses to the client that claimed the pause (run_claimed), then reads again', async () => {

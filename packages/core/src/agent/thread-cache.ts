@@ -1,12 +1,13 @@
 import type { HistoryStore, RunRecord, ThreadCursor } from '../history/history-store.ts';
 import type { Item } from '../vocabulary/items.ts';
+import { BranchItems } from './branch-items.ts';
 
 /** A branch of a thread as the model reads it (see {@link ThreadCache.branch}). */
 export interface CachedBranch {
   /** The branch's last run (`undefined`: an empty branch, at the thread's start). */
   last: RunRecord | undefined;
-  /** The items of the branch's runs, root first. Shared: never mutate. */
-  items: readonly Item[];
+  /** The items of the branch's runs, root first (shared with the next extension of the branch). */
+  items: BranchItems;
   /** True when no item is an MCP Apps view's call or model context (see `modelItems`). */
   plain: boolean;
 }
@@ -94,13 +95,14 @@ export class ThreadCache {
   /**
    * The branch ending at `leafRunId` of the thread as last read (`undefined` when the thread is
    * not held or has no such run): what a new run's model reads before its own items. Kept per
-   * thread, so the next run start extends it by the runs added since (a copy of the item list,
-   * no walk of the thread); a row of it replaced by a later read drops it.
+   * thread, so the next run start extends it by the items of the runs added since (no copy of
+   * the item list, no walk of the thread: see `BranchItems`); a row of it replaced by a later
+   * read drops it.
    */
   branch(threadId: string, leafRunId: string | null): CachedBranch | undefined {
     const entry = this.#threads.get(threadId);
     if (entry === undefined) return undefined;
-    if (leafRunId === null) return { last: undefined, items: [], plain: true };
+    if (leafRunId === null) return { last: undefined, items: BranchItems.of([]), plain: true };
     const kept = entry.branch;
     const added: RunRecord[] = [];
     let prefix: CachedBranch | undefined;
@@ -120,10 +122,18 @@ export class ThreadCache {
     }
     if (added.length === 0 && prefix !== undefined) return prefix;
     added.reverse();
-    const items = [...(prefix?.items ?? []), ...added.flatMap((run) => run.items)];
+    const items = (prefix?.items ?? BranchItems.of([])).extend(added.flatMap((run) => run.items));
     const plain = (prefix?.plain ?? true) && added.every((run) => run.items.every(isPlain));
     entry.branch = { last: added.at(-1) ?? prefix?.last, items, plain };
     return entry.branch;
+  }
+
+  /**
+   * Whether the thread as last read has the run `runId` (`undefined` when the thread is not
+   * held): a run start's check of its branch point without looking through every row.
+   */
+  has(threadId: string, runId: string): boolean | undefined {
+    return this.#threads.get(threadId)?.positions.has(runId);
   }
 
   /**

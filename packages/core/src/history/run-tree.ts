@@ -23,18 +23,20 @@ export function parentsOf(runs: readonly RunRecord[]): Map<string, string | null
 /**
  * The leaf of the selected branch: the stored selection when it names a run of `runs` and no
  * run was created after it, else the newest run (always a leaf: children come after their
- * parent). `undefined` for an empty thread.
+ * parent). `undefined` for an empty thread. `hasRun`: whether `runs` has a run, when the caller
+ * keeps an index of them (default: looks through `runs`).
  */
 export function selectedLeaf(
   runs: readonly RunRecord[],
   selection: BranchSelection | undefined,
+  hasRun: (runId: string) => boolean = (runId) => runs.some((run) => run.runId === runId),
 ): string | undefined {
   const newest = runs.at(-1);
   if (newest === undefined) return undefined;
   if (
     selection !== undefined &&
     newest.createdAt <= selection.selectedAt &&
-    runs.some((run) => run.runId === selection.leafRunId)
+    hasRun(selection.leafRunId)
   ) {
     return selection.leafRunId;
   }
