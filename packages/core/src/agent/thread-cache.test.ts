@@ -121,6 +121,12 @@ describe('ThreadCache', () => {
     expect(texts(cache.branch('t', null))).toEqual([]);
     expect(cache.branch('t', 'missing')).toBeUndefined();
     expect(cache.branch('other', 'r1')).toBeUndefined();
+    // The row index a run start checks its branch point against.
+    expect([cache.has('t', 'side'), cache.has('t', 'missing'), cache.has('other', 'r1')]).toEqual([
+      true,
+      false,
+      undefined,
+    ]);
 
     await store.saveRun(linked('r3', 3_000, 'r2', 'three'));
     await cache.load('t');
