@@ -201,13 +201,20 @@ export class RunJournal {
       this.#sequence++;
       return;
     }
-    const sequence = this.#sequence++;
-    // Deltas come by the thousand: a literal, not a spread (V8 copies a spread key by key).
-    if (payload.type === 'text.delta' || payload.type === 'reasoning.delta') {
-      this.#channel.push({ type: payload.type, delta: payload.delta, runId: this.runId, sequence });
+    this.#channel.push({ ...payload, runId: this.runId, sequence: this.#sequence++ } as Chunk);
+  }
+
+  /**
+   * Emits one `text.delta` or `reasoning.delta` chunk, as {@link emit} does. Deltas come by the
+   * thousand: the chunk is built as one literal (no payload object first, and no spread, which
+   * V8 copies key by key).
+   */
+  emitDelta(type: 'text.delta' | 'reasoning.delta', delta: string): void {
+    if (this.#live?.() === false) {
+      this.#sequence++;
       return;
     }
-    this.#channel.push({ ...payload, runId: this.runId, sequence } as Chunk);
+    this.#channel.push({ type, delta, runId: this.runId, sequence: this.#sequence++ });
   }
 
   /** Adds items to the run; the next write stores them. */

@@ -566,11 +566,11 @@ class Run {
         if (event.type === 'text.delta') {
           output.started = true;
           text += event.delta;
-          journal.emit({ type: 'text.delta', delta: event.delta });
+          journal.emitDelta('text.delta', event.delta);
         } else if (event.type === 'reasoning.delta') {
           output.started = true;
           reasoning += event.delta;
-          journal.emit({ type: 'reasoning.delta', delta: event.delta });
+          journal.emitDelta('reasoning.delta', event.delta);
         } else if (event.type === 'tool.call') {
           output.started = true;
           calls.push({

@@ -22,7 +22,8 @@ import {
 import { withRunId } from './branch-messages.ts';
 import { planBranchRun } from './branch-run.ts';
 import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
-import { DeltaCoalescer, isDeltaChunk } from './delta-coalescer.ts';
+import { chunkBatches } from './chunk-batches.ts';
+import { joinDeltas } from './join-deltas.ts';
 import { nextModelRetry } from './chat-model-retry.ts';
 import {
   endedView,
@@ -472,21 +473,10 @@ export class AgentChat extends Store<ChatSnapshot> {
       const modelWaiting = nextModelWaiting(chunk, Date.now());
       return withModelWaiting(withModelRetry(next, modelRetry), modelWaiting);
     };
-    // Deltas reach the snapshot once per task of the stream, not one snapshot per delta.
-    const deltas = new DeltaCoalescer((chunks) =>
-      this.set((snapshot) => chunks.reduce(fold, snapshot)),
-    );
-    try {
-      for await (const chunk of run.chunks) {
-        if (isDeltaChunk(chunk)) {
-          deltas.add(chunk);
-          continue;
-        }
-        deltas.flush();
-        this.set((snapshot) => fold(snapshot, chunk));
-      }
-    } finally {
-      deltas.flush();
+    // One snapshot per task of the stream, not one per delta: the task's chunks in one batch,
+    // each run of deltas in it folded as one.
+    for await (const batch of chunkBatches(run.chunks)) {
+      this.set((snapshot) => joinDeltas(batch).reduce(fold, snapshot));
     }
     this.#run = undefined;
     // A run that ended without a terminal chunk (it always has one) leaves no retry shown.

@@ -50,4 +50,58 @@ describe('ReplayChannel', () => {
     channel.close();
     expect(await all(channel)).toEqual([1]);
   });
+
+  describe('batchReader', () => {
+    it('hands out every buffered value at once, from the start, then undefined once closed', async () => {
+      const channel = new ReplayChannel<number>();
+      channel.push(1);
+      channel.push(2);
+      const reader = channel.batchReader();
+      expect(await reader.next()).toEqual([1, 2]);
+      const waiting = reader.next();
+      channel.push(3);
+      channel.push(4);
+      expect(await waiting).toEqual([3]);
+      expect(await reader.next()).toEqual([4]);
+      channel.close();
+      expect(await reader.next()).toBeUndefined();
+      // Another reader still reads everything.
+      expect(await channel.batchReader().next()).toEqual([1, 2, 3, 4]);
+    });
+
+    it('holds holdable values until the end of their task, joined by the rest of it', async () => {
+      const channel = new ReplayChannel<string>();
+      const reader = channel.batchReader((value) => value.startsWith('delta'));
+      const batch = reader.next();
+      let handedOut = false;
+      void batch.then(() => {
+        handedOut = true;
+      });
+      channel.push('delta 1');
+      await Promise.resolve();
+      channel.push('delta 2');
+      // Microtasks alone do not end the task: still held.
+      for (let turn = 0; turn < 20; turn++) await Promise.resolve();
+      expect(handedOut).toBe(false);
+      channel.push('delta 3');
+      expect(await batch).toEqual(['delta 1', 'delta 2', 'delta 3']);
+    });
+
+    it('hands out a value that is not holdable at once, with the held ones before it', async () => {
+      const channel = new ReplayChannel<string>();
+      const reader = channel.batchReader((value) => value.startsWith('delta'));
+      const batch = reader.next();
+      channel.push('delta 1');
+      channel.push('call');
+      channel.push('delta 2');
+      expect(await batch).toEqual(['delta 1', 'call']);
+      // Values already waiting: held ones wait for the task's end, others go at once.
+      channel.push('result');
+      expect(await reader.next()).toEqual(['delta 2', 'result']);
+      channel.push('delta 3');
+      channel.close();
+      expect(await reader.next()).toEqual(['delta 3']);
+      expect(await reader.next()).toBeUndefined();
+    });
+  });
 });

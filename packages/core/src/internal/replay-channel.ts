@@ -1,3 +1,5 @@
+import { whenTaskEnds } from './task-end.ts';
+
 /**
  * An append-only buffer that any number of consumers can iterate, each from the start.
  * Used for a run's chunks: a run emits a bounded number of chunks, and replay means a late
@@ -7,12 +9,15 @@
  *
  * The iterator is written by hand rather than as an async generator: a buffered value is handed
  * out in one already-settled promise, without a generator's extra awaits per value (a run may
- * emit tens of thousands of text deltas).
+ * emit tens of thousands of text deltas). A consumer that folds many values into one state
+ * change reads them in batches instead ({@link batchReader}): no promise per value at all.
  */
 export class ReplayChannel<T> implements AsyncIterable<T> {
   readonly #values: T[] = [];
   #closed = false;
   #waiters: (() => void)[] = [];
+  /** Batch readers waiting for values (see {@link batchReader}): each push and the close. */
+  readonly #batchListeners = new Set<(value: T | undefined, closed: boolean) => void>();
 
   /** How many values were pushed so far. */
   get length(): number {
@@ -23,11 +28,13 @@ export class ReplayChannel<T> implements AsyncIterable<T> {
     if (this.#closed) return;
     this.#values.push(value);
     this.#wake();
+    for (const listener of this.#batchListeners) listener(value, false);
   }
 
   close(): void {
     this.#closed = true;
     this.#wake();
+    for (const listener of this.#batchListeners) listener(undefined, true);
   }
 
   #wake(): void {
@@ -35,6 +42,58 @@ export class ReplayChannel<T> implements AsyncIterable<T> {
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const wake of waiters) wake();
+  }
+
+  /**
+   * A reader that hands out every value buffered so far at once, from the first value on (each
+   * reader reads the whole channel, as each `for await` does): for a consumer that folds a
+   * run's values into one state change per batch (`AgentChat`); `for await` keeps handing out
+   * one value at a time.
+   *
+   * @param holdable values that may wait for the end of the task they were pushed in, so that
+   *   the rest of the task's values join their batch (`AgentChat`: text and reasoning deltas).
+   *   Any other value is handed out at once, with the values before it. Default: none.
+   */
+  batchReader(holdable: (value: T) => boolean = () => false): ReplayBatchReader<T> {
+    const values = this.#values;
+    let index = 0;
+    const take = (): T[] | undefined => {
+      if (index === values.length) return this.#closed ? undefined : [];
+      const batch = values.slice(index);
+      index = values.length;
+      return batch;
+    };
+    const onlyHoldable = (): boolean => {
+      for (let at = index; at < values.length; at++) {
+        if (!holdable(values[at] as T)) return false;
+      }
+      return true;
+    };
+    return {
+      next: () => {
+        if (this.#closed || (index < values.length && !onlyHoldable())) {
+          return Promise.resolve(take());
+        }
+        return new Promise<T[] | undefined>((resolve) => {
+          let waitingForTaskEnd = false;
+          const handOut = (): void => {
+            if (!this.#batchListeners.delete(onPush)) return;
+            resolve(take());
+          };
+          const holdUntilTaskEnds = (): void => {
+            if (waitingForTaskEnd) return;
+            waitingForTaskEnd = true;
+            void whenTaskEnds().then(handOut);
+          };
+          const onPush = (value: T | undefined, closed: boolean): void => {
+            if (closed || !holdable(value as T)) handOut();
+            else holdUntilTaskEnds();
+          };
+          this.#batchListeners.add(onPush);
+          if (index < values.length) holdUntilTaskEnds();
+        });
+      },
+    };
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T> {
@@ -55,4 +114,15 @@ export class ReplayChannel<T> implements AsyncIterable<T> {
       },
     };
   }
+}
+
+/** Reads a {@link ReplayChannel} in batches; see {@link ReplayChannel.batchReader}. */
+export interface ReplayBatchReader<T> {
+  /**
+   * Every value pushed since the previous call (the first call: since the start), in order,
+   * at least one — once one waits that may not be held, or at the end of the task the first
+   * one was pushed in; `undefined` once the channel is closed and every value was read.
+   * Never rejects. Call it again only after it resolved.
+   */
+  next(): Promise<T[] | undefined>;
 }
