@@ -199,8 +199,8 @@ export function ChatPanel({
         )}
         {elsewhere && (
           <p className="chat__thinking" role="status" data-testid="chat-running-elsewhere">
-            Running in another tab, or in a tab that was closed or reloaded… this conversation
-            updates here when that run ends (a run whose tab is gone is closed within 30 s).
+            Running in another tab… this conversation updates here when that run ends (or at once
+            when that tab closes).
           </p>
         )}
         {streaming && modelRetry !== undefined ? (

@@ -83,8 +83,8 @@ export class Agent implements AgentEndpoint {
 
   /**
    * The thread's run rows, oldest first (`[]` for an unknown thread), after recovering a run
-   * that nobody runs any more: a `running` row whose lease expired (the tab closed or reloaded,
-   * the process died mid-run) becomes `failed` with code `outcome_unknown`, and each of its
+   * that nobody runs any more: a `running` row whose lease expired or whose owner's presence
+   * lock is free (the tab closed or reloaded, the process died mid-run; see `RunLease.lock`) becomes `failed` with code `outcome_unknown`, and each of its
    * calls without an output gets one saying its outcome is unknown — the same recovery the next
    * `execute` on the thread would do (see {@link AgentOptions.leaseMs}), so a UI that opens the
    * thread shows it as it will continue. A row of a run in progress (live lease, or this agent
