@@ -5,7 +5,7 @@ import {
   type UseAgentResult,
 } from '@switchboard/react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import type { McpServer, MessageResourcePart } from '@switchboard/core';
+import type { AcceptedAttachment, McpServer, MessageResourcePart } from '@switchboard/core';
 import { ChatMessageView } from './chat-message-view.tsx';
 import type { BranchActions } from './message-actions.tsx';
 import { ComposerFileList, useComposerFiles } from './composer-files.tsx';
@@ -50,8 +50,11 @@ export function ChatPanel({
   servers = [],
   attachments = [],
   onAttachmentsSent,
+  acceptedAttachments,
 }: {
   chat: UseAgentResult;
+  /** The files the agent takes (`Agent.acceptedAttachments`); absent: not known here. */
+  acceptedAttachments?: readonly AcceptedAttachment[] | undefined;
   /** The servers whose prompts the "/" menu offers. */
   servers?: readonly McpServer[];
   /** Resources attached to the next message (from the resource browser). */
@@ -344,7 +347,7 @@ export function ChatPanel({
             Send
           </button>
         </div>
-        <ComposerFileList files={files} />
+        <ComposerFileList files={files} accepted={acceptedAttachments} />
       </form>
     </section>
   );
