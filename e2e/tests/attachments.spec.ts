@@ -95,11 +95,28 @@ test('an image attached in the composer reaches the model, shows as a thumbnail,
   expect(await thumbnail.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(1);
 });
 
+test("the file picker offers only the model's types and names them next to the button", async ({
+  page,
+}) => {
+  await openPlayground(page, []);
+  // The scripted model speaks Chat Completions: images and PDF, no text/plain.
+  await expect(page.getByTestId('composer-file-input')).toHaveAttribute(
+    'accept',
+    'image/png,image/jpeg,image/gif,image/webp,application/pdf',
+  );
+  const types = page.getByTestId('composer-accepted-types');
+  await expect(types).toHaveText('Accepts PNG, JPEG, GIF, WebP, PDF up to 20 MB.');
+  await expect(page.getByTestId('attach-files')).toHaveAccessibleDescription(
+    'Accepts PNG, JPEG, GIF, WebP, PDF up to 20 MB.',
+  );
+});
+
 test('a file type the model does not take is refused before sending, and kept in the composer', async ({
   page,
 }) => {
   await openPlayground(page, []);
   const sent = modelRequests(page);
+  // The picker does not offer it (see above), but a pasted or dropped file is not filtered.
   await page.getByTestId('composer-file-input').setInputFiles({
     name: 'notes.txt',
     mimeType: 'text/plain',

@@ -107,3 +107,52 @@ test('a reload during a slow tool call leaves a thread that continues', async ({
   await expect(toolCard(page, 'demo_slow_count')).toHaveAttribute('data-state', 'error');
   expect(calls()).toBe(1);
 });
+
+/**
+ * With the default 30 s lease: the page going away lets go of its presence lock (pagehide), so
+ * the reloaded page recovers the run when it loads — no "Running in another tab…" for the
+ * lease's length. The expect timeout (15 s) is shorter than the lease: waiting it out fails.
+ */
+test('a reload mid-run shows the interrupted call at once, without waiting out the lease', async ({
+  page,
+}) => {
+  const calls = countToolCalls(page, 'slow_count');
+  await openPlayground(page, ['demo']);
+  await sendMessage(page, 'count to 25 slowly');
+  await expect(toolCard(page, 'demo_slow_count').getByTestId('tool-call-progress')).toContainText(
+    /Counted \d+ of 25/,
+  );
+  await page.reload();
+
+  const recovered = toolCard(page, 'demo_slow_count');
+  await expect(recovered).toHaveAttribute('data-state', 'error');
+  await expect(recovered.getByTestId('tool-error').locator('.sb-error-sentence')).toHaveText(
+    'The answer of this tool call was lost, so it may or may not have run. Check whether it took effect before running it again.',
+  );
+  await expect(page.getByTestId('chat')).toHaveAttribute('data-status', 'idle');
+  await expect(page.getByTestId('chat-running-elsewhere')).toHaveCount(0);
+  expect(calls(), 'the interrupted call is not run again').toBe(1);
+});
+
+test('a tab following a run another tab runs sees it end when that tab closes', async ({
+  page,
+  context,
+}) => {
+  await openPlayground(page, ['demo']);
+  await sendMessage(page, 'count to 25 slowly');
+  await expect(toolCard(page, 'demo_slow_count').getByTestId('tool-call-progress')).toContainText(
+    /Counted \d+ of 25/,
+  );
+
+  const other = await context.newPage();
+  const otherErrors = consoleErrorsOf(other);
+  await other.goto(playgroundUrls().url);
+  await expect(other.getByTestId('chat-running-elsewhere')).toBeVisible();
+  await page.close();
+
+  const recovered = toolCard(other, 'demo_slow_count');
+  await expect(recovered).toHaveAttribute('data-state', 'error');
+  await expect(other.getByTestId('chat-running-elsewhere')).toHaveCount(0);
+  await expect(other.getByTestId('chat')).toHaveAttribute('data-status', 'idle');
+  expect(otherErrors, 'console errors of the second tab').toEqual([]);
+});

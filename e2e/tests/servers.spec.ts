@@ -152,6 +152,39 @@ test.describe('servers that fail', () => {
     await expect(card.getByTestId('server-protocol')).toContainText('2025 era');
   });
 
+  test('a server that went away after connecting: the call says "then reconnect", and the card has Reconnect', async ({
+    page,
+  }) => {
+    const port = await unusedPort();
+    privateServer = await startDemoServer({ port, toolCount: 4 });
+    await openPlayground(page, ['everything']);
+    await addServer(page, {
+      name: 'mine',
+      url: `http://127.0.0.1:${port}/legacy/mcp`,
+      protocol: '2025',
+      toolPrefix: 'mine_',
+    });
+    await expectServerConnected(page, 'mine');
+    const card = serverCard(page, 'mine');
+
+    await privateServer.close();
+    privateServer = undefined;
+    await runTool(page, 'mine', 'get_weather', { city: 'Paris' });
+    await expect(page.getByTestId('runner-outcome')).toContainText('then reconnect.');
+
+    // The card may still show the last good state: Reconnect is there all the same.
+    await page.getByTestId('tab-servers').click();
+    const reconnect = card.getByTestId('server-reconnect');
+    await expect(reconnect).toBeEnabled();
+    privateServer = await startDemoServer({ port, toolCount: 4 });
+    await reconnect.click();
+    await expectServerConnected(page, 'mine');
+    await runTool(page, 'mine', 'get_weather', { city: 'Paris' });
+    await expect(
+      page.getByTestId('runner-outcome').getByTestId('tool-call-structured'),
+    ).toContainText('"city": "Paris"');
+  });
+
   test('an expired session is replaced at once, and the call succeeds', async ({ page }) => {
     privateServer = await startDemoServer({ toolCount: 0 });
     await openPlayground(page, ['everything']);

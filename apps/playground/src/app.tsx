@@ -200,6 +200,8 @@ export function App({
             servers={usable}
             attachments={attachments}
             onAttachmentsSent={() => setAttachments([])}
+            // A server's agent checks files itself, with models this page does not know.
+            acceptedAttachments={remote === undefined ? agent.acceptedAttachments() : undefined}
           />
           <section className="panel app__tools" aria-label="Servers and tools">
             <div className="tabs" role="tablist" aria-label="Servers and tools">

@@ -144,12 +144,16 @@ export class ServerRegistry extends Store<ServerRegistrySnapshot> {
     }
   }
 
-  /** Connects again after a failure (a new session), then lists the tools. */
+  /**
+   * Ends the server's sessions and connects again (`McpServer.reconnect`: a new session), then
+   * lists the tools: after a failure, or when a call said the server could not be reached while
+   * the card still shows the last good state.
+   */
   async reconnect(id: string): Promise<void> {
     const server = this.#find(id)?.server;
     if (server === undefined) return;
     try {
-      await server.connect();
+      await server.reconnect();
       await server.listTools();
     } catch {
       // In the snapshot.

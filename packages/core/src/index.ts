@@ -35,6 +35,7 @@ export type {
 export type { AgentToolOptions } from './agent/agent-as-tool.ts';
 export {
   DEFAULT_MAX_ATTACHMENT_BYTES,
+  type AcceptedAttachment,
   type AttachmentInput,
   type UserMessageInput,
 } from './agent/attachment-input.ts';

@@ -5,7 +5,7 @@ import {
   type UseAgentResult,
 } from '@switchboard/react';
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import type { McpServer, MessageResourcePart } from '@switchboard/core';
+import type { AcceptedAttachment, McpServer, MessageResourcePart } from '@switchboard/core';
 import { ChatMessageView } from './chat-message-view.tsx';
 import type { BranchActions } from './message-actions.tsx';
 import { ComposerFileList, useComposerFiles } from './composer-files.tsx';
@@ -50,8 +50,11 @@ export function ChatPanel({
   servers = [],
   attachments = [],
   onAttachmentsSent,
+  acceptedAttachments,
 }: {
   chat: UseAgentResult;
+  /** The files the agent takes (`Agent.acceptedAttachments`); absent: not known here. */
+  acceptedAttachments?: readonly AcceptedAttachment[] | undefined;
   /** The servers whose prompts the "/" menu offers. */
   servers?: readonly McpServer[];
   /** Resources attached to the next message (from the resource browser). */
@@ -199,8 +202,8 @@ export function ChatPanel({
         )}
         {elsewhere && (
           <p className="chat__thinking" role="status" data-testid="chat-running-elsewhere">
-            Running in another tab, or in a tab that was closed or reloaded… this conversation
-            updates here when that run ends (a run whose tab is gone is closed within 30 s).
+            Running in another tab… this conversation updates here when that run ends (or at once
+            when that tab closes).
           </p>
         )}
         {streaming && modelRetry !== undefined ? (
@@ -344,7 +347,7 @@ export function ChatPanel({
             Send
           </button>
         </div>
-        <ComposerFileList files={files} />
+        <ComposerFileList files={files} accepted={acceptedAttachments} />
       </form>
     </section>
   );

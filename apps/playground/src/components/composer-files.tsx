@@ -1,5 +1,7 @@
+import type { AcceptedAttachment } from '@switchboard/core';
 import { AttachmentPreview } from '@switchboard/react';
 import { useId, useRef, useState, type ClipboardEvent, type DragEvent } from 'react';
+import { acceptAttribute, describeAcceptedTypes } from '../accepted-file-types.ts';
 
 /** The files waiting to go out with the next message, and the ways to add them. */
 export interface ComposerFiles {
@@ -50,11 +52,22 @@ export function useComposerFiles(): ComposerFiles {
 
 /**
  * The composer's "Attach files" button (a file picker, keyboard reachable) and the files it
- * holds, each as a thumbnail or its name with a Remove button.
+ * holds, each as a thumbnail or its name with a Remove button. `accepted`: the types the agent
+ * takes (`Agent.acceptedAttachments`): the picker offers only those and the composer names
+ * them, so a file the model would refuse is not chosen by mistake (a pasted or dropped one is
+ * still checked by the agent, which says why it refuses). Absent: unknown (a server's agent),
+ * any file is offered.
  */
-export function ComposerFileList({ files }: { files: ComposerFiles }) {
+export function ComposerFileList({
+  files,
+  accepted,
+}: {
+  files: ComposerFiles;
+  accepted?: readonly AcceptedAttachment[] | undefined;
+}) {
   const input = useRef<HTMLInputElement>(null);
   const inputId = useId();
+  const typesId = useId();
   return (
     <div className="composer-files" data-testid="composer-files">
       <input
@@ -62,6 +75,7 @@ export function ComposerFileList({ files }: { files: ComposerFiles }) {
         id={inputId}
         type="file"
         multiple
+        {...(accepted === undefined ? {} : { accept: acceptAttribute(accepted) })}
         className="visually-hidden"
         tabIndex={-1}
         aria-hidden="true"
@@ -76,10 +90,17 @@ export function ComposerFileList({ files }: { files: ComposerFiles }) {
         type="button"
         className="button button--secondary button--small"
         data-testid="attach-files"
+        disabled={accepted?.length === 0}
+        {...(accepted === undefined ? {} : { 'aria-describedby': typesId })}
         onClick={() => input.current?.click()}
       >
         Attach files
       </button>
+      {accepted !== undefined && (
+        <span id={typesId} className="composer-files__types" data-testid="composer-accepted-types">
+          {describeAcceptedTypes(accepted)}
+        </span>
+      )}
       {files.files.length > 0 && (
         <ul className="composer-files__list" aria-label="Files to send">
           {files.files.map((file, index) => (

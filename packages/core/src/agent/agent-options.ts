@@ -64,6 +64,9 @@ export interface AgentOptions {
    * outcome is unknown (code `outcome_unknown`; the tool is never re-run automatically), the row
    * becomes `failed`, and the thread continues. Until then, other clients refuse new runs on
    * the thread with `run_in_progress`. Shorter leases recover sooner but write more often.
+   * In a browser a page that closed or reloaded is known gone at once (its lease names a Web
+   * Lock the page holds, see `RunLease.lock`), so there the lease matters only where Web Locks
+   * cannot tell (a frozen or hung page that still holds its lock).
    * Browsers may fire timers in a tab hidden for over 5 minutes only once a minute (Chrome's
    * intensive throttling): if runs go on that long in background tabs, use at least 120 000.
    * @throws SwitchboardError `invalid_input` (from the constructor) when below 3.

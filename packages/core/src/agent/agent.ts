@@ -6,8 +6,10 @@ import type { AgentEndpoint } from './agent-endpoint.ts';
 import type { McpServer } from '../mcp/mcp-server.ts';
 import type { AgentOptions, ExecuteInput, MessageInput } from './agent-options.ts';
 import {
+  acceptedAttachments,
   checkAttachments,
   DEFAULT_MAX_ATTACHMENT_BYTES,
+  type AcceptedAttachment,
   isUserMessageInput,
   type PendingAttachment,
 } from './attachment-input.ts';
@@ -83,8 +85,8 @@ export class Agent implements AgentEndpoint {
 
   /**
    * The thread's run rows, oldest first (`[]` for an unknown thread), after recovering a run
-   * that nobody runs any more: a `running` row whose lease expired (the tab closed or reloaded,
-   * the process died mid-run) becomes `failed` with code `outcome_unknown`, and each of its
+   * that nobody runs any more: a `running` row whose lease expired or whose owner's presence
+   * lock is free (the tab closed or reloaded, the process died mid-run; see `RunLease.lock`) becomes `failed` with code `outcome_unknown`, and each of its
    * calls without an output gets one saying its outcome is unknown — the same recovery the next
    * `execute` on the thread would do (see {@link AgentOptions.leaseMs}), so a UI that opens the
    * thread shows it as it will continue. A row of a run in progress (live lease, or this agent
@@ -347,18 +349,34 @@ export class Agent implements AgentEndpoint {
     return agentAsTool(this, options);
   }
 
+  /**
+   * The files a message may attach (docs/conversations.md, "Attachments"): each MIME type that
+   * the model and every fallback model accept (`Model.attachmentLimits`), with the largest size
+   * in bytes they all take, capped by `maxAttachmentBytes`. Empty when the history store keeps
+   * no attachments. `execute` refuses anything else with `invalid_input`; a UI offers exactly
+   * these in its file picker. `fallbackModels`: a run's own (`ExecuteInput.fallbackModels`).
+   */
+  acceptedAttachments(fallbackModels?: readonly Model[]): AcceptedAttachment[] {
+    return acceptedAttachments(this.#attachmentContext(fallbackModels));
+  }
+
   /** The run's attachments, checked against its models and limits (see `checkAttachments`). */
   #checkAttachments(
     inputs: readonly MessageInput[],
     fallbackModels: readonly Model[] | undefined,
   ): PendingAttachment[] {
-    const context = {
+    const context = this.#attachmentContext(fallbackModels);
+    return inputs.flatMap((message, index) =>
+      isUserMessageInput(message) ? checkAttachments(message.attachments, index, context) : [],
+    );
+  }
+
+  /** What a run's attachments are checked against: its models, the size cap, the store. */
+  #attachmentContext(fallbackModels: readonly Model[] | undefined) {
+    return {
       models: [this.options.model, ...(fallbackModels ?? this.options.fallbackModels ?? [])],
       maxBytes: this.options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
       store: this.history.attachments,
     };
-    return inputs.flatMap((message, index) =>
-      isUserMessageInput(message) ? checkAttachments(message.attachments, index, context) : [],
-    );
   }
 }

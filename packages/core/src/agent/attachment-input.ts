@@ -51,6 +51,39 @@ export function isUserMessageInput(input: unknown): input is UserMessageInput {
   );
 }
 
+/** A file type a run accepts as an attachment, and how large (see {@link acceptedAttachments}). */
+export interface AcceptedAttachment {
+  /** The MIME type, lowercase without parameters (`image/png`). */
+  mimeType: string;
+  /** The largest file of this type, in bytes. */
+  maxBytes: number;
+}
+
+/**
+ * The file types {@link checkAttachments} lets through for `context`, each with the largest size
+ * it lets through: the types every model accepts (`Model.attachmentLimits`; a model without
+ * limits accepts none), at the smallest of their limits and `maxBytes`. Empty when the store
+ * keeps no attachments. In the order the first model lists them. What a UI puts on its file
+ * picker (`<input accept>`) and tells the user, so a file that will be refused is not offered.
+ */
+export function acceptedAttachments(context: {
+  models: readonly Model[];
+  maxBytes: number;
+  store: AttachmentStore | undefined;
+}): AcceptedAttachment[] {
+  const [first, ...others] = context.models;
+  if (context.store === undefined || first === undefined) return [];
+  return Object.entries(first.attachmentLimits ?? {}).flatMap(([mimeType, limit]) => {
+    let maxBytes = Math.min(limit, context.maxBytes);
+    for (const model of others) {
+      const other = model.attachmentLimits?.[mimeType];
+      if (other === undefined) return [];
+      maxBytes = Math.min(maxBytes, other);
+    }
+    return [{ mimeType, maxBytes }];
+  });
+}
+
 /**
  * Checks one message's attachments before anything is stored or sent: each must have a MIME
  * type, hold at least one byte, fit `maxBytes`, and be a type every model the run may use (`models`: the model, then

@@ -7,7 +7,8 @@ import { makeRun, userMessage } from '../history/history-store-contract.ts';
 import type { HistoryStore, RunRecord } from '../history/history-store.ts';
 import { JsonlHistoryStore } from '../node/jsonl-history-store.ts';
 import { expectEveryCallAnsweredOnce } from './agent-test-support.ts';
-import { isStale, recoverStaleRuns } from './recover-run.ts';
+import { MemoryHistoryStore } from '../history/memory-history-store.ts';
+import { isStale, loadRecovered, recoverStaleRuns } from './recover-run.ts';
 
 let directory: string | undefined;
 afterEach(async () => {
@@ -32,6 +33,61 @@ describe('recoverStaleRuns', () => {
       false,
     );
     expect(isStale({ ...running, status: 'paused' }, 'me', 100)).toBe(false);
+  });
+
+  it('a live lease whose presence lock is free is stale: its page closed or reloaded', () => {
+    const running = makeRun('t', 'r', 1, [], {
+      status: 'running',
+      lease: { owner: 'other', expiresAt: 500, lock: 'lock of tab 1' },
+    });
+    expect(isStale(running, 'me', 100, new Set(['lock of tab 1']))).toBe(false);
+    expect(isStale(running, 'me', 100, new Set(['lock of tab 2']))).toBe(true);
+    // Presence unknown (no Web Locks here): the live lease decides.
+    expect(isStale(running, 'me', 100)).toBe(false);
+    // A lease without a lock (written in Node, or before presence) is judged by its expiry.
+    const unlocked = { ...running, lease: { owner: 'other', expiresAt: 500 } };
+    expect(isStale(unlocked, 'me', 100, new Set())).toBe(false);
+  });
+
+  it('loadRecovered recovers at once the run of a page that went away, and asks for locks only then', async () => {
+    const store = new MemoryHistoryStore();
+    const calls = [
+      userMessage('pay'),
+      { type: 'function_call' as const, callId: 'c1', name: 'pay', arguments: '{}' },
+    ];
+    const lease = { owner: 'reloaded tab', expiresAt: 60_000, lock: 'lock of the reloaded tab' };
+    await store.compareAndSetRun(makeRun('t', 'r1', 1_000, calls, { status: 'running', lease }), 0);
+    let asked = 0;
+    const scope = (held: string[]) => ({
+      history: store,
+      owner: 'me',
+      now: 2_000,
+      write: writerFor(store),
+      heldLocks: () => {
+        asked += 1;
+        return Promise.resolve(new Set(held));
+      },
+    });
+
+    // The owner's lock is held: it still runs the run, which stays as it is.
+    const alive = await loadRecovered('t', scope(['lock of the reloaded tab']));
+    expect(alive[0]).toMatchObject({ status: 'running', version: 1 });
+    expect(asked).toBe(1);
+
+    // Its lock is free: recovered now, long before the lease expires; the call is not re-run,
+    // its outcome is unknown.
+    const [row] = await loadRecovered('t', scope([]));
+    expect(asked).toBe(2);
+    expect(row).toMatchObject({ status: 'failed', error: { code: 'outcome_unknown' }, version: 2 });
+    expectEveryCallAnsweredOnce(row?.items ?? []);
+    expect(row?.items.at(-1)).toMatchObject({
+      callId: 'c1',
+      output: { isError: true, error: { code: 'outcome_unknown' } },
+    });
+
+    // No live lease names a lock: no query at all.
+    await loadRecovered('t', scope([]));
+    expect(asked).toBe(2);
   });
 
   it('two clients recovering one row at once write exactly one output per open call', async () => {

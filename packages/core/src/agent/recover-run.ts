@@ -2,6 +2,7 @@ import { isSwitchboardError } from '../errors/switchboard-error.ts';
 import type { HistoryStore, PendingCall, RunRecord } from '../history/history-store.ts';
 import type { FunctionCallOutputItem, Item } from '../vocabulary/items.ts';
 import { TOOL_ERROR_TEXT, toolError } from '../tools/tool-errors.ts';
+import { heldPresenceLocks } from '../internal/owner-presence.ts';
 import { asHistoryError } from './run-journal.ts';
 
 /** What {@link recoverStaleRuns} needs. */
@@ -23,6 +24,11 @@ export interface RecoveryScope {
    * need not look through every row for stale ones. Default: filtered from the rows read.
    */
   running?: (threadId: string) => readonly RunRecord[] | undefined;
+  /**
+   * The presence locks held now (see `RunLease.lock`; `undefined`: cannot tell, go by expiry).
+   * Asked only when a live lease names a lock. Default the origin's Web Locks (`heldPresenceLocks`).
+   */
+  heldLocks?: () => Promise<ReadonlySet<string> | undefined>;
 }
 
 /** The scope's way to read a thread's rows. */
@@ -35,13 +41,39 @@ export const OUTCOME_UNKNOWN = 'outcome_unknown';
 
 /**
  * True for a `running` row nobody runs any more: its lease expired, it has no lease (written
- * before leases existed), or it is this client's own (this client runs no run of the thread
- * when it loads it, so its row was left by a run whose final write failed).
+ * before leases existed), it is this client's own (this client runs no run of the thread
+ * when it loads it, so its row was left by a run whose final write failed), or its owner is
+ * gone — the presence lock the lease names is not among `heldLocks` (the page closed, reloaded
+ * or went into the back/forward cache; see `OwnerPresence`). Without `heldLocks` (no Web Locks)
+ * a live lease counts as alive.
  */
-export function isStale(run: RunRecord, owner: string, now: number): boolean {
+export function isStale(
+  run: RunRecord,
+  owner: string,
+  now: number,
+  heldLocks?: ReadonlySet<string>,
+): boolean {
   if (run.status !== 'running') return false;
   const lease = run.lease;
-  return lease === undefined || lease.owner === owner || lease.expiresAt <= now;
+  if (lease === undefined || lease.owner === owner || lease.expiresAt <= now) return true;
+  return lease.lock !== undefined && heldLocks !== undefined && !heldLocks.has(lease.lock);
+}
+
+/**
+ * The held presence locks when one of `running`'s live leases names a lock (else `undefined`,
+ * without asking: most loads find no run of another page).
+ */
+async function presenceOf(
+  running: readonly RunRecord[],
+  scope: RecoveryScope,
+  now: number,
+): Promise<ReadonlySet<string> | undefined> {
+  const asks = running.some(
+    (run) =>
+      run.status === 'running' && run.lease?.lock !== undefined && !isStale(run, scope.owner, now),
+  );
+  if (!asks) return undefined;
+  return await (scope.heldLocks ?? heldPresenceLocks)();
 }
 
 /**
@@ -62,11 +94,13 @@ export async function recoverStaleRuns(
   threadId: string,
   runs: RunRecord[],
   scope: RecoveryScope,
+  heldLocks?: ReadonlySet<string>,
 ): Promise<RunRecord[]> {
   const now = scope.now ?? Date.now();
-  if (!runs.some((run) => isStale(run, scope.owner, now))) return runs;
+  const locks = heldLocks ?? (await presenceOf(runs, scope, now));
+  if (!runs.some((run) => isStale(run, scope.owner, now, locks))) return runs;
   for (const run of runs) {
-    if (!isStale(run, scope.owner, now)) continue;
+    if (!isStale(run, scope.owner, now, locks)) continue;
     try {
       await scope.write(recovered(run, now), run.version ?? 0);
     } catch (error) {
@@ -95,8 +129,10 @@ export async function loadRecovered(
     },
   );
   const running = scope.running?.(threadId) ?? runs;
-  if (!running.some((run) => isStale(run, scope.owner, scope.now ?? Date.now()))) return runs;
-  return await recoverStaleRuns(threadId, runs, scope).catch((error: unknown) => {
+  const now = scope.now ?? Date.now();
+  const locks = await presenceOf(running, scope, now);
+  if (!running.some((run) => isStale(run, scope.owner, now, locks))) return runs;
+  return await recoverStaleRuns(threadId, runs, scope, locks).catch((error: unknown) => {
     throw asHistoryError(error, 'recover the thread');
   });
 }
@@ -140,7 +176,8 @@ function recovered(run: RunRecord, now: number): RunRecord {
     error: {
       code: OUTCOME_UNKNOWN,
       message:
-        'The run stopped without finishing (its lease expired); calls in flight have an unknown outcome.',
+        'The run stopped without finishing (its page closed or reloaded, or its lease expired); ' +
+        'calls in flight have an unknown outcome.',
     },
     state: { version: 1, pending: [], activatedTools: run.state?.activatedTools ?? [] },
     updatedAt: now,

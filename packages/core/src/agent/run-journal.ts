@@ -6,10 +6,12 @@ import type {
   ModelFailureRecord,
   ParentCallRef,
   PendingCall,
+  RunLease,
   RunRecord,
   RunStatus,
 } from '../history/history-store.ts';
 import type { ReplayChannel } from '../internal/replay-channel.ts';
+import { realmPresence, type OwnerPresence } from '../internal/owner-presence.ts';
 import { branchPath } from '../history/run-tree.ts';
 import { addUsage } from './add-usage.ts';
 import { BranchItems } from './branch-items.ts';
@@ -39,6 +41,11 @@ export interface RunJournalOptions {
   durable?: boolean;
   /** False while a durable engine replays the run: chunks are numbered, not pushed. */
   live?: () => boolean;
+  /**
+   * Tells other clients whether this page is still there (the lease's `lock`). Default this
+   * page's or worker's own (`realmPresence()`); a durable journal holds none.
+   */
+  presence?: OwnerPresence;
 }
 
 /**
@@ -50,7 +57,10 @@ export interface RunJournalOptions {
  *
  * While the row is `running` the journal holds a lease (owner, expiry) and renews it every
  * third of `leaseMs` (heartbeat); a row whose lease expired is recovered by the next client that
- * loads the thread (see `recoverStaleRuns`).
+ * loads the thread (see `recoverStaleRuns`). In a browser the lease also names the page's
+ * presence lock (`OwnerPresence`), held from the claim until the row is no longer this run's
+ * `running` one, so a page that closed or reloaded leaves a run others recover at once; after a
+ * restore from the back/forward cache the journal renews its lease first, by compare-and-set.
  */
 export class RunJournal {
   readonly threadId: string;
@@ -91,6 +101,10 @@ export class RunJournal {
   /** Failed model attempts that were retried or handed on (see `RunRecord.modelFailures`). */
   #modelFailures: ModelFailureRecord[] = [];
   #parentCall: ParentCallRef | undefined;
+  readonly #presence: OwnerPresence | undefined;
+  /** Set while this journal is a member of {@link #presence} (from the claim to the end). */
+  #leavePresence: (() => void) | undefined;
+  #stopRestoredRenewal: (() => void) | undefined;
 
   constructor(options: RunJournalOptions) {
     this.threadId = options.threadId;
@@ -101,6 +115,7 @@ export class RunJournal {
     this.#leaseMs = options.leaseMs;
     this.#durable = options.durable === true;
     this.#live = options.live;
+    this.#presence = this.#durable ? undefined : (options.presence ?? realmPresence());
   }
 
   /** Items of the thread before this run (shared with the thread cache: see `BranchItems`). */
@@ -244,7 +259,14 @@ export class RunJournal {
    */
   async claim(pending: readonly PendingCall[] = []): Promise<void> {
     this.#pending = [...pending];
-    await this.#write('running', 'claim the run');
+    // Before the row says `running`: the lease it writes names the lock, which must be held.
+    this.#leavePresence ??= await this.#presence?.join();
+    try {
+      await this.#write('running', 'claim the run');
+    } catch (error) {
+      this.#leave();
+      throw error;
+    }
     this.#claimed = true;
     this.#startHeartbeat();
   }
@@ -311,6 +333,20 @@ export class RunJournal {
     error?: SwitchboardError,
     pending: readonly PendingCall[] = [],
   ): Promise<RunResult> {
+    try {
+      return await this.#finish(outcome, error, pending);
+    } finally {
+      // After the terminal write, never before: until then the stored row is `running` as ours,
+      // and a free lock would let another client recover a run that is about to complete.
+      this.#leave();
+    }
+  }
+
+  async #finish(
+    outcome: RunOutcome,
+    error: SwitchboardError | undefined,
+    pending: readonly PendingCall[],
+  ): Promise<RunResult> {
     this.#stopHeartbeat();
     this.#pending = outcome === 'paused' ? [...pending] : [];
     if (outcome !== 'paused') this.#closeUnansweredCalls(outcome);
@@ -322,7 +358,7 @@ export class RunJournal {
     } catch (writeError) {
       const failure = asHistoryError(writeError);
       if (outcome !== 'failed' && !isSwitchboardError(failure, 'run_claimed')) {
-        return await this.finish('failed', failure);
+        return await this.#finish('failed', failure, []);
       }
       return this.#fail(isSwitchboardError(failure, 'run_claimed') ? failure : (error ?? failure));
     }
@@ -336,6 +372,7 @@ export class RunJournal {
    */
   endUnwritten(outcome: 'failed' | 'cancelled', error?: SwitchboardError): RunResult {
     this.#stopHeartbeat();
+    this.#leave();
     this.emitStarted();
     this.emit(this.#terminalChunk(outcome, error));
     return {
@@ -417,6 +454,8 @@ export class RunJournal {
       if (!this.#claimed) throw error;
       this.#lost = error;
       this.#stopHeartbeat();
+      // The row is another client's now: this page's presence no longer speaks for it.
+      this.#leave();
       throw error;
     }
     this.#version = result.version;
@@ -447,36 +486,53 @@ export class RunJournal {
       const open = this.#resumable.filter((entry) => !settled.has(entry.call.callId));
       if (open.length > 0) row.state.resumable = open;
     }
-    if (status === 'running') {
-      row.lease = { owner: this.#owner, expiresAt: Date.now() + this.#leaseMs };
-    }
+    if (status === 'running') row.lease = this.#lease();
     return row;
+  }
+
+  /** This journal's lease from now: `leaseMs`, and the presence lock once held. */
+  #lease(): RunLease {
+    const lease: RunLease = { owner: this.#owner, expiresAt: Date.now() + this.#leaseMs };
+    const lock = this.#leavePresence === undefined ? undefined : this.#presence?.leaseLock;
+    if (lock !== undefined) lease.lock = lock;
+    return lease;
+  }
+
+  /** Leaves the presence (once; a no-op when not a member). */
+  #leave(): void {
+    this.#stopRestoredRenewal?.();
+    this.#stopRestoredRenewal = undefined;
+    this.#leavePresence?.();
+    this.#leavePresence = undefined;
   }
 
   #startHeartbeat(): void {
     if (this.#heartbeat !== undefined || this.#durable) return;
     let renewing = false;
-    this.#heartbeat = setInterval(
-      () => {
-        const last = this.#lastRow;
-        if (renewing || last?.status !== 'running') return;
-        renewing = true;
-        // Renews the lease of the row as last written (its items unchanged).
-        const renewal = this.#writes.then(async () => {
-          if (this.#heartbeat === undefined || this.#lastRow !== last) return;
-          const lease = { owner: this.#owner, expiresAt: Date.now() + this.#leaseMs };
-          await this.#writeRow({ ...last, lease, updatedAt: Date.now() }, 'renew the lease');
+    const renew = (): void => {
+      const last = this.#lastRow;
+      if (renewing || last?.status !== 'running') return;
+      renewing = true;
+      // Renews the lease of the row as last written (its items unchanged).
+      const renewal = this.#writes.then(async () => {
+        if (this.#heartbeat === undefined || this.#lastRow !== last) return;
+        await this.#writeRow(
+          { ...last, lease: this.#lease(), updatedAt: Date.now() },
+          'renew the lease',
+        );
+      });
+      this.#writes = renewal
+        .catch(() => undefined)
+        .finally(() => {
+          renewing = false;
         });
-        this.#writes = renewal
-          .catch(() => undefined)
-          .finally(() => {
-            renewing = false;
-          });
-      },
-      Math.max(1, Math.floor(this.#leaseMs / 3)),
-    );
+    };
+    this.#heartbeat = setInterval(renew, Math.max(1, Math.floor(this.#leaseMs / 3)));
     // Under Node, a pending renewal never keeps the process alive.
     (this.#heartbeat as { unref?: () => void }).unref?.();
+    // Back from the back/forward cache, the lock was let go meanwhile and another client may
+    // have recovered the run: renew now, so a lost claim is found before the run goes on.
+    this.#stopRestoredRenewal ??= this.#presence?.onRestored(renew);
   }
 
   #stopHeartbeat(): void {

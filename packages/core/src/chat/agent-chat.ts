@@ -69,8 +69,8 @@ export interface ChatSendOptions {
  * and the chat reads the thread every second until that run ends, so every tab ends showing the
  * same outcome (it stops reading when its last subscriber leaves, and starts again with the
  * next one; `send` and `resolve` stop it too). A run left
- * `running` by a page that closed or reloaded mid-run is recovered when its lease expires (see
- * `Agent.loadThread`): its open calls show an `outcome_unknown` output and the thread continues.
+ * `running` by a page that closed or reloaded mid-run is recovered at once in a browser (its
+ * presence lock is free), elsewhere when its lease expires (see `Agent.loadThread`): its open calls show an `outcome_unknown` output and the thread continues.
  */
 export class AgentChat extends Store<ChatSnapshot> {
   readonly agent: AgentEndpoint;
@@ -101,7 +101,7 @@ export class AgentChat extends Store<ChatSnapshot> {
   /**
    * Loads the thread's stored messages and pending interrupts (once; later calls share it),
    * through `Agent.loadThread`: a run left `running` by a page that closed mid-run is recovered
-   * once its lease expired. A run still `running` in another client gives the status
+   * (at once when its presence lock is free, else once its lease expired). A run still `running` in another client gives the status
    * `running-elsewhere`, and the chat follows it until it ends. A run recovered on MCP tasks the
    * closed page left running goes on at once (polling resumes; see `#resumeLeftTasks`).
    */

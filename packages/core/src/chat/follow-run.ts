@@ -6,8 +6,9 @@ export const FOLLOW_INTERVAL_MS = 1_000;
 /** What {@link followRun} needs. */
 export interface FollowRunOptions {
   /**
-   * Reads the thread's rows, recovering a run whose lease expired (`Agent.loadThread`): so the
-   * following ends at the latest one lease after the other client stopped renewing its claim.
+   * Reads the thread's rows, recovering a run whose lease expired or whose page is gone
+   * (`Agent.loadThread`): so the following ends one read after the other page closed (its
+   * presence lock is free), and at the latest one lease after a client stopped renewing.
    */
   load(signal: AbortSignal): Promise<RunRecord[]>;
   /** Called with the rows of every read, the last one included. */

@@ -99,6 +99,13 @@ export interface RunLease {
   owner: string;
   /** Milliseconds since the epoch. */
   expiresAt: number;
+  /**
+   * The Web Lock the claiming page or worker holds while it is there (`navigator.locks`, one
+   * per page): when it is free, the owner is gone (closed, reloaded, crashed) and the run is
+   * recovered at once, before `expiresAt`. Absent where there are no Web Locks (Node): the
+   * expiry alone decides.
+   */
+  lock?: string;
 }
 
 /** What {@link HistoryStore.compareAndSetRun} did. */

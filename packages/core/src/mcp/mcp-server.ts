@@ -157,6 +157,21 @@ export class McpServer extends Store<McpServerSnapshot> {
   }
 
   /**
+   * Ends the sessions (HTTP DELETE, best effort, or the child process) and connects again: a new
+   * session, for a "Reconnect" button — after the server was unreachable, restarted or lost its
+   * session. Unlike {@link close} the server stays usable (sign-in state is still followed across
+   * tabs). The tool listing is dropped with the connection; the next `listTools` asks again.
+   * Calls still running on the old session end as their connection closes (`outcome_unknown`
+   * when a call was sent: it is never sent again).
+   *
+   * @throws what {@link connect} throws; the failure is also in the snapshot (`status: 'error'`).
+   */
+  async reconnect(options: { signal?: AbortSignal; runContext?: unknown } = {}): Promise<void> {
+    await this.#dropConnection();
+    await this.connect(options);
+  }
+
+  /**
    * Completes the OAuth authorization a `needs_auth` failure asked for, then reconnects: the
    * SDK transport's `finishAuth` checks `iss` (RFC 9207) and exchanges the code for tokens (the
    * `authProvider` saves them). Check the callback's `state` first; the SDK does not.

@@ -1,7 +1,7 @@
 import { broadcastChangeChannel, type OAuthChangeChannel } from '../oauth/oauth-change-channel.ts';
+import { tabLockManager } from '../internal/web-locks.ts';
 import {
   streamLeadLockName,
-  tabLockManager,
   TabStreamLead,
   type ClosableStream,
 } from './connection/tab-stream-lead.ts';

@@ -3,8 +3,10 @@ import type { ServerConfig } from '../../server-config.ts';
 import type { ServerRegistry } from '../../server-registry.ts';
 
 /**
- * A server's buttons: Reconnect after a failure, otherwise Refresh tools; and Remove, which asks
- * once more before it removes.
+ * A server's buttons: Reconnect, always there — an error anywhere (a tool call in the chat, the
+ * tool runner) may say "then reconnect" while this card still shows the last good state — and
+ * the first button after a failure; Refresh tools unless the server failed; and Remove, which
+ * asks once more before it removes.
  */
 export function ServerActions({
   config,
@@ -27,17 +29,17 @@ export function ServerActions({
 
   return (
     <div className="server-card__actions">
-      {failed ? (
-        <button
-          type="button"
-          className="button button--small"
-          data-testid="server-reconnect"
-          disabled={busy}
-          onClick={() => run(() => registry.reconnect(config.id))}
-        >
-          Reconnect
-        </button>
-      ) : (
+      <button
+        type="button"
+        className={failed ? 'button button--small' : 'button button--secondary button--small'}
+        data-testid="server-reconnect"
+        disabled={busy || connecting}
+        title="End the session and connect again"
+        onClick={() => run(() => registry.reconnect(config.id))}
+      >
+        Reconnect
+      </button>
+      {!failed && (
         <button
           type="button"
           className="button button--secondary button--small"

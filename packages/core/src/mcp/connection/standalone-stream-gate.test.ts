@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSessionFetch } from './session-fetch.ts';
-import { lockManagerDouble } from './tab-locks-test-support.ts';
+import { lockManagerDouble } from '../../internal/web-locks-test-support.ts';
 import { TabStreamLead } from './tab-stream-lead.ts';
 
 const URL_ = 'http://127.0.0.1:9/mcp';

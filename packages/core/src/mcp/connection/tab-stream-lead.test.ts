@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lockManagerDouble } from './tab-locks-test-support.ts';
+import { lockManagerDouble } from '../../internal/web-locks-test-support.ts';
 import { TabStreamLead } from './tab-stream-lead.ts';
 
 /** Resolves once pending promise callbacks (the lock grants) ran. */

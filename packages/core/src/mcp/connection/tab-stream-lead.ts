@@ -101,18 +101,6 @@ export class TabStreamLead {
   }
 }
 
-/**
- * The origin's lock manager when this code runs in a page or worker that has one, else
- * `undefined` (Node, or an old browser): then every `McpServer` holds its own streams, as a
- * single client should.
- */
-export function tabLockManager(): WebLockManager | undefined {
-  const scope = globalThis as { document?: unknown; WorkerGlobalScope?: unknown };
-  if (scope.document === undefined && scope.WorkerGlobalScope === undefined) return undefined;
-  const locks = (globalThis.navigator as Navigator | undefined)?.locks as LockManager | undefined;
-  return typeof locks?.request === 'function' ? locks : undefined;
-}
-
 /** The lock every tab asks for to hold the long-lived streams of the server at `url`. */
 export function streamLeadLockName(url: URL): string {
   return `switchboard.mcp-streams ${url.href}`;

@@ -1,7 +1,8 @@
 /**
  * An in-process double of the Web Locks API (`navigator.locks`) for Node tests: exclusive locks
- * granted in request order, `ifAvailable`, and `signal` to stop waiting. Enough for
- * `TabStreamLead`; Chromium's own is exercised by e2e/tests/many-tabs.spec.ts.
+ * granted in request order, `ifAvailable`, `signal` to stop waiting, and `query` of the held
+ * names. Enough for `TabStreamLead` and `OwnerPresence`; Chromium's own is exercised by
+ * e2e/tests/many-tabs.spec.ts and e2e/tests/multi-tab-exactly-once.spec.ts.
  */
 export function lockManagerDouble(): LockManager {
   const held = new Set<string>();
@@ -13,9 +14,14 @@ export function lockManagerDouble(): LockManager {
   };
   const request = async (
     name: string,
-    options: LockOptions,
-    callback: (lock: Lock | null) => unknown,
+    optionsOrCallback: LockOptions | ((lock: Lock | null) => unknown),
+    maybeCallback?: (lock: Lock | null) => unknown,
   ): Promise<unknown> => {
+    // As the real API: `request(name, callback)` or `request(name, options, callback)`.
+    const [options, callback] =
+      typeof optionsOrCallback === 'function'
+        ? [{} as LockOptions, optionsOrCallback]
+        : [optionsOrCallback, maybeCallback as (lock: Lock | null) => unknown];
     if (held.has(name)) {
       if (options.ifAvailable === true) return await callback(null);
       await new Promise<void>((resolve, reject) => {
@@ -43,6 +49,10 @@ export function lockManagerDouble(): LockManager {
   };
   return {
     request: request as LockManager['request'],
-    query: () => Promise.resolve({ held: [], pending: [] }),
+    query: () =>
+      Promise.resolve({
+        held: [...held].map((name) => ({ name, mode: 'exclusive' as const })),
+        pending: [],
+      }),
   };
 }

@@ -1,0 +1,102 @@
+import { describe, expect, it, vi } from 'vitest';
+import { userMessage } from '../history/history-store-contract.ts';
+import { MemoryHistoryStore } from '../history/memory-history-store.ts';
+import {
+  heldPresenceLocks,
+  OwnerPresence,
+  type PageLifecycle,
+} from '../internal/owner-presence.ts';
+import { ReplayChannel } from '../internal/replay-channel.ts';
+import { lockManagerDouble } from '../internal/web-locks-test-support.ts';
+import type { Chunk } from './chunks.ts';
+import { loadRecovered } from './recover-run.ts';
+import { RunJournal, writeOtherRun } from './run-journal.ts';
+
+/** A journal of a new run on thread `t`, owned by `tab 1`, with a page double. */
+function setup() {
+  const locks = lockManagerDouble();
+  const fired = new Map<string, ((event: { persisted?: boolean }) => void)[]>();
+  const page: PageLifecycle = {
+    addEventListener: (type, listener) => fired.set(type, [...(fired.get(type) ?? []), listener]),
+  };
+  const fire = (type: 'pagehide' | 'pageshow', persisted: boolean): void => {
+    for (const listener of fired.get(type) ?? []) listener({ persisted });
+  };
+  const presence = new OwnerPresence({ locks, page, id: 'tab 1' });
+  const history = new MemoryHistoryStore();
+  const journal = new RunJournal({
+    history,
+    threadId: 't',
+    channel: new ReplayChannel<Chunk>(),
+    owner: 'tab 1',
+    leaseMs: 30_000,
+    presence,
+  });
+  journal.runId = 'r1';
+  journal.beginNew([], [userMessage('pay')], null);
+  /** What another tab's load does: recover the thread's stale rows, presence told by the locks. */
+  const otherTabLoads = () =>
+    loadRecovered('t', {
+      history,
+      owner: 'tab 2',
+      write: (row, version) => writeOtherRun(history, row, version),
+      heldLocks: () => heldPresenceLocks(locks),
+    });
+  return { locks, presence, history, journal, fire, otherTabLoads };
+}
+
+describe('RunJournal presence', () => {
+  it("names the page's lock in its lease and holds it until the terminal write", async () => {
+    const { locks, presence, history, journal, otherTabLoads } = setup();
+    await journal.claim();
+    const [running] = await history.loadRuns('t');
+    expect(running?.lease).toMatchObject({ owner: 'tab 1', lock: presence.lockName });
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    // Another tab sees the run alive (lock held), though it could check only the lock.
+    expect((await otherTabLoads())[0]).toMatchObject({ status: 'running' });
+
+    const result = await journal.finish('completed');
+    expect(result.status).toBe('completed');
+    expect((await history.loadRuns('t'))[0]).toMatchObject({ status: 'completed' });
+    await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+  });
+
+  it('a page gone on pagehide is recovered by another tab at once, not after the lease', async () => {
+    const { locks, history, journal, fire, otherTabLoads } = setup();
+    await journal.claim();
+    fire('pagehide', false);
+    await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+
+    const [row] = await otherTabLoads();
+    expect(row).toMatchObject({ status: 'failed', error: { code: 'outcome_unknown' } });
+    expect((await history.loadRuns('t'))[0]?.status).toBe('failed');
+  });
+
+  it('back from the bfcache, a run another tab recovered meanwhile is lost, never continued', async () => {
+    const { history, journal, fire, otherTabLoads } = setup();
+    await journal.claim();
+    journal.append([{ type: 'function_call', callId: 'c1', name: 'pay', arguments: '{}' }]);
+    fire('pagehide', true);
+    const [recovered] = await otherTabLoads();
+    expect(recovered).toMatchObject({ status: 'failed', error: { code: 'outcome_unknown' } });
+
+    fire('pageshow', true);
+    // Its writes are compare-and-sets against the version it last wrote: the row is taken.
+    const result = await journal.finish('completed');
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('run_claimed');
+    // What the other tab wrote stands: the call's outcome stays unknown, nothing ran again.
+    expect((await history.loadRuns('t'))[0]).toEqual(recovered);
+  });
+
+  it('back from the bfcache with nobody recovering meanwhile, the run holds its lease again', async () => {
+    const { locks, presence, history, journal, fire } = setup();
+    await journal.claim();
+    fire('pagehide', true);
+    fire('pageshow', true);
+    await vi.waitFor(async () => expect((await history.loadRuns('t'))[0]?.version).toBe(2));
+    expect((await history.loadRuns('t'))[0]?.lease?.lock).toBe(presence.lockName);
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    expect((await journal.finish('completed')).status).toBe('completed');
+  });
+});

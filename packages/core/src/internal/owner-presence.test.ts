@@ -1,0 +1,98 @@
+import { describe, expect, it, vi } from 'vitest';
+import { heldPresenceLocks, OwnerPresence, type PageLifecycle } from './owner-presence.ts';
+import { lockManagerDouble } from './web-locks-test-support.ts';
+
+/** A window double that fires `pagehide` / `pageshow` on demand. */
+function pageDouble() {
+  const listeners = new Map<string, ((event: { persisted?: boolean }) => void)[]>();
+  const page: PageLifecycle = {
+    addEventListener: (type, listener) => {
+      listeners.set(type, [...(listeners.get(type) ?? []), listener]);
+    },
+  };
+  const fire = (type: 'pagehide' | 'pageshow', persisted: boolean): void => {
+    for (const listener of listeners.get(type) ?? []) listener({ persisted });
+  };
+  return { page, fire };
+}
+
+describe('OwnerPresence', () => {
+  it('holds its lock from the first join to the last leave, and leases name it meanwhile', async () => {
+    const locks = lockManagerDouble();
+    const presence = new OwnerPresence({ locks, id: 'tab-1' });
+    expect(presence.leaseLock).toBeUndefined();
+    expect(await heldPresenceLocks(locks)).toEqual(new Set());
+
+    const leaveFirst = await presence.join();
+    const leaveSecond = await presence.join();
+    expect(presence.leaseLock).toBe(presence.lockName);
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+
+    leaveFirst();
+    leaveFirst(); // once only: the second member still holds it
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    leaveSecond();
+    await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+    expect(presence.leaseLock).toBeUndefined();
+  });
+
+  it('lets go on pagehide while leases keep naming the lock; a bfcache restore takes it again and says so', async () => {
+    const locks = lockManagerDouble();
+    const { page, fire } = pageDouble();
+    const presence = new OwnerPresence({ locks, page, id: 'tab-1' });
+    const restored = vi.fn();
+    presence.onRestored(restored);
+    const leave = await presence.join();
+
+    fire('pagehide', true);
+    await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+    // A write after pagehide must not drop the lock from the lease: a free lock says "gone".
+    expect(presence.leaseLock).toBe(presence.lockName);
+    expect(restored).not.toHaveBeenCalled();
+
+    fire('pageshow', false); // a first show, not a restore: nothing happens
+    expect(restored).not.toHaveBeenCalled();
+    fire('pageshow', true);
+    await vi.waitFor(() => expect(restored).toHaveBeenCalledTimes(1));
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    leave();
+  });
+
+  it('a page without runs ignores pagehide, and joining after it holds the lock again', async () => {
+    const locks = lockManagerDouble();
+    const { page, fire } = pageDouble();
+    const presence = new OwnerPresence({ locks, page, id: 'tab-1' });
+    fire('pagehide', true);
+    const restored = vi.fn();
+    presence.onRestored(restored);
+    fire('pageshow', true);
+    expect(restored).not.toHaveBeenCalled();
+    const leave = await presence.join();
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    leave();
+  });
+
+  it('holds nothing without Web Locks: joins resolve at once and leases name no lock', async () => {
+    const presence = new OwnerPresence({ locks: undefined });
+    const leave = await presence.join();
+    expect(presence.leaseLock).toBeUndefined();
+    leave();
+    expect(await heldPresenceLocks(undefined)).toBeUndefined();
+  });
+
+  it('reports only presence locks, and nothing when the lock manager cannot answer', async () => {
+    const locks = lockManagerDouble();
+    let release!: () => void;
+    void locks.request(
+      'switchboard.mcp-streams https://x/',
+      () => new Promise<void>((resolve) => (release = resolve)),
+    );
+    const presence = new OwnerPresence({ locks, id: 'tab-2' });
+    const leave = await presence.join();
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    leave();
+    release();
+    const broken = { ...locks, query: () => Promise.reject(new Error('no')) } as LockManager;
+    expect(await heldPresenceLocks(broken)).toBeUndefined();
+  });
+});
