@@ -547,7 +547,8 @@ export class McpServer extends Store<McpServerSnapshot> {
             : {}),
         },
       },
-      fetchMiddleware: (next, client) => this.#router.middleware(next, client),
+      onServerRequest: (client, callKey, serverRequestId) =>
+        this.#router.noteServerRequest(client, callKey, serverRequestId),
       setupClient: (client) => this.#setupClient(client),
     });
     connection.subscribe(() => this.#syncInfo(connection, this.getSnapshot().status));
