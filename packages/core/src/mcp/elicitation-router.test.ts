@@ -56,8 +56,7 @@ describe('ElicitationRouter', () => {
     const router = new ElicitationRouter();
     router.attach(sessionA, 'first#1');
     router.attach(sessionA, 'second#2');
-    const events =
-      'data: {"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}\n\n';
+    const events = 'data: {"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}\n\n';
     const sessionFetch = createSessionFetch({
       baseFetch: async () =>
         new Response(events, { headers: { 'content-type': 'text/event-stream' } }),

@@ -219,8 +219,7 @@ export class McpConnection extends Store<McpConnectionState> {
     const { signal } = options;
     this.#throwIfClosed();
     if (signal?.aborted === true) throw this.#classify(signal.reason, undefined, signal);
-    const { headers, key } =
-      this.#fixedHeaders ?? (await this.#headersFor(runContext, signal));
+    const { headers, key } = this.#fixedHeaders ?? (await this.#headersFor(runContext, signal));
     const exclusive = options.exclusive === true;
     let lease =
       this.#pool.acquireReady(key, exclusive ? this.#exclusiveLease : this.#sharedLease) ??

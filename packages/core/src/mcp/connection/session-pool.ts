@@ -208,7 +208,8 @@ export class SessionPool {
     // Runs at every release: count first, without allocating; sort only when over the limit.
     let idleCount = 0;
     for (const entries of this.#entries.values()) {
-      for (const entry of entries) if (entry.users === 0 && entry.session !== undefined) idleCount++;
+      for (const entry of entries)
+        if (entry.users === 0 && entry.session !== undefined) idleCount++;
     }
     if (idleCount <= this.#options.maxIdle) return;
     const idle = [...this.#entries.values()]
