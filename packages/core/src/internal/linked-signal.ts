@@ -12,6 +12,14 @@ export interface LinkedSignal {
   dispose(): void;
 }
 
+/**
+ * A signal that never aborts, for an operation no caller can stop (a direct tool call made
+ * without a `signal`). {@link linkSignals} skips it: linking to it costs no listener and no
+ * unlinking, where a fresh `new AbortController().signal` per operation would cost both.
+ * Never abort it (nothing can: its controller is not reachable).
+ */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
 /** The children of one parent signal, and the one listener on the parent that serves them. */
 interface Fanout {
   readonly children: Set<(reason: unknown) => void>;
@@ -49,7 +57,7 @@ function subscribe(parent: AbortSignal, onAbort: (reason: unknown) => void): () 
 }
 
 /**
- * Links a new signal to `parents` (`undefined` entries are skipped). When a parent has already
+ * Links a new signal to `parents` (`undefined` entries and {@link NEVER_ABORTED} are skipped). When a parent has already
  * aborted, the new signal is aborted at once with its reason. A parent carries at most one
  * listener for all the links made to it that are still live; a link is released on
  * {@link LinkedSignal.dispose}, on {@link LinkedSignal.abort}, and when a parent aborts, so
@@ -57,7 +65,9 @@ function subscribe(parent: AbortSignal, onAbort: (reason: unknown) => void): () 
  */
 export function linkSignals(...parents: readonly (AbortSignal | undefined)[]): LinkedSignal {
   const controller = new AbortController();
-  const linked = parents.filter((parent): parent is AbortSignal => parent !== undefined);
+  const linked = parents.filter(
+    (parent): parent is AbortSignal => parent !== undefined && parent !== NEVER_ABORTED,
+  );
   const already = linked.find((parent) => parent.aborted);
   let unsubscribers: (() => void)[] = [];
   const unlink = (): void => {

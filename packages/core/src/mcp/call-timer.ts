@@ -33,7 +33,8 @@ export class CallTimer {
     this.#totalLeftMs = totalMs;
     this.#link = linkSignals(outer);
     this.signal = this.#link.signal;
-    this.signal.addEventListener('abort', () => this.#clear(), { once: true });
+    // No `abort` listener to clear the timer: a fire after an abort does nothing, `#expire`
+    // and `dispose` (which every call reaches) clear it.
     this.#start();
   }
 
@@ -96,6 +97,7 @@ export class CallTimer {
       which === 'idle'
         ? `The tool call got no result or progress for ${this.#idleMs} ms.`
         : 'The tool call ran longer than its total time limit.';
+    this.#clear();
     this.#link.abort(new SwitchboardError('timeout', message, { details: { which } }));
   }
 

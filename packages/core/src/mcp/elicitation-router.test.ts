@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
+import { createSessionFetch } from './connection/session-fetch.ts';
 import { ElicitationRouter } from './elicitation-router.ts';
 
 const sessionA = {} as Client;
@@ -28,22 +29,44 @@ describe('ElicitationRouter', () => {
     router.attach(sessionA, 'first#1');
     router.attach(sessionA, 'second#2');
     const events =
-      'event: message\ndata: {"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{}}\n\n';
-    const network: typeof fetch = async () =>
-      new Response(events, { headers: { 'content-type': 'text/event-stream' } });
+      'event: message\ndata: {"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{}}\n\n' +
+      'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n\n';
+    const sessionFetch = createSessionFetch({
+      baseFetch: async () =>
+        new Response(events, { headers: { 'content-type': 'text/event-stream' } }),
+      headers: {},
+      blockStandaloneGet: false,
+      onAnswerLost: () => undefined,
+      onServerRequest: (callKey, id) => router.noteServerRequest(sessionA, callKey, id),
+    });
     const body = JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
       params: { name: 'book', _meta: { 'dev.switchboard/callId': 'second#2' } },
     });
-    const response = await router.middleware(network, sessionA)('http://127.0.0.1/mcp', {
-      method: 'POST',
-      body,
-    });
+    const response = await sessionFetch('http://127.0.0.1/mcp', { method: 'POST', body });
     expect(await response.text()).toBe(events); // the bytes pass unchanged
     expect(router.callFor(sessionA, 5)).toBe('second#2');
     // The same id on another session is another request.
     expect(router.callFor(sessionB, 5)).toBeUndefined();
+  });
+
+  it('learns nothing from the SSE answer of a request without the call key', async () => {
+    const router = new ElicitationRouter();
+    router.attach(sessionA, 'first#1');
+    router.attach(sessionA, 'second#2');
+    const events = 'data: {"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}\n\n';
+    const sessionFetch = createSessionFetch({
+      baseFetch: async () =>
+        new Response(events, { headers: { 'content-type': 'text/event-stream' } }),
+      headers: {},
+      blockStandaloneGet: false,
+      onAnswerLost: () => undefined,
+      onServerRequest: (callKey, id) => router.noteServerRequest(sessionA, callKey, id),
+    });
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    await (await sessionFetch('http://127.0.0.1/mcp', { method: 'POST', body })).text();
+    expect(router.callFor(sessionA, 9)).toBeUndefined();
   });
 });

@@ -101,6 +101,14 @@ export class McpConnection extends Store<McpConnectionState> {
   readonly #connector: SessionConnector;
   #closed = false;
   #closing: Promise<void> | undefined;
+  /** Static headers (or none) and their key, once worked out (see {@link #headersFor}). */
+  #fixedHeaders: { headers: Record<string, string>; key: string } | undefined;
+  /** Lease options, made once rather than per operation. */
+  readonly #sharedLease = {
+    exclusive: false,
+    sharedStream: () => this.#connector.transportKind() === 'sse',
+  };
+  readonly #exclusiveLease = { ...this.#sharedLease, exclusive: true };
 
   /**
    * @param options See {@link McpConnectionOptions}. Nothing connects until {@link use}.
@@ -211,10 +219,11 @@ export class McpConnection extends Store<McpConnectionState> {
     const { signal } = options;
     this.#throwIfClosed();
     if (signal?.aborted === true) throw this.#classify(signal.reason, undefined, signal);
-    const headers = await this.#withSignal(this.#resolveHeaders(runContext), signal);
-    const key = await headerSetKey(headers, this.#localKeys);
+    const { headers, key } = this.#fixedHeaders ?? (await this.#headersFor(runContext, signal));
     const exclusive = options.exclusive === true;
-    let lease = await this.#lease(key, headers, exclusive, signal);
+    let lease =
+      this.#pool.acquireReady(key, exclusive ? this.#exclusiveLease : this.#sharedLease) ??
+      (await this.#lease(key, headers, exclusive, signal));
     let retryReason: RetryReason | undefined;
     try {
       return await this.#attempt(lease.session, operation, signal);
@@ -318,10 +327,7 @@ export class McpConnection extends Store<McpConnectionState> {
     signal: AbortSignal | undefined,
   ): Promise<SessionLease> {
     const acquiring = this.#pool
-      .acquire(key, headers, {
-        exclusive,
-        sharedStream: () => this.#connector.transportKind() === 'sse',
-      })
+      .acquire(key, headers, exclusive ? this.#exclusiveLease : this.#sharedLease)
       .then((lease) => {
         if (this.#closed) {
           lease.release();
@@ -352,6 +358,21 @@ export class McpConnection extends Store<McpConnectionState> {
       if (!this.#closed) this.#update({ status: 'error', error: classified });
       throw classified;
     }
+  }
+
+  /**
+   * The headers of `runContext` and their key. Static headers (or none) are worked out once
+   * and kept in {@link #fixedHeaders}: every later operation skips resolving and hashing them.
+   */
+  async #headersFor(
+    runContext: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<{ headers: Record<string, string>; key: string }> {
+    const headers = await this.#withSignal(this.#resolveHeaders(runContext), signal);
+    const key = await headerSetKey(headers, this.#localKeys);
+    const resolved = { headers, key };
+    if (typeof this.#options.headers !== 'function') this.#fixedHeaders = resolved;
+    return resolved;
   }
 
   async #resolveHeaders(runContext: unknown): Promise<Record<string, string>> {

@@ -11,7 +11,7 @@ import type { McpCallScope } from './call/call-scope.ts';
 import { callToolDirectly, type DirectCallOptions } from './call/direct-call.ts';
 import type { ActiveCall } from './call/resume-state.ts';
 import { ElicitationRouter } from './elicitation-router.ts';
-import { listedTool } from './listed-tool-index.ts';
+import { listedTarget } from './listed-tool-index.ts';
 import { McpAuthorization, type McpAuthorizeOutcome } from './mcp-authorization.ts';
 import { McpConnection } from './mcp-connection.ts';
 import type { McpServerOptions, McpServerSnapshot, McpServerStatus } from './mcp-server-types.ts';
@@ -97,6 +97,9 @@ export class McpServer extends Store<McpServerSnapshot> {
   readonly #where: string;
   readonly #router = new ElicitationRouter();
   readonly #activeCalls = new Map<string, ActiveCall>();
+  /** Call scopes of the current connection (see `#callScope`). */
+  #directScope: McpCallScope | undefined;
+  #agentScope: McpCallScope | undefined;
   /** Every secret any connection of this server sent, scrubbed from what the server says. */
   readonly #scrubber = new SecretScrubber();
   readonly #authorization: McpAuthorization;
@@ -290,18 +293,9 @@ export class McpServer extends Store<McpServerSnapshot> {
     args: Record<string, unknown>,
     options: DirectCallOptions = {},
   ): Promise<ToolOutput> {
-    const listed = listedTool(this.getSnapshot().tools, name);
-    const outputSchema = listed?.outputSchema;
-    const inputSchema = listed?.inputSchema;
-    const taskSupport = listed?.taskSupport;
     return await callToolDirectly(
       this.#callScope(false),
-      {
-        name,
-        ...(outputSchema === undefined ? {} : { outputSchema }),
-        ...(inputSchema === undefined ? {} : { inputSchema }),
-        ...(taskSupport === undefined ? {} : { taskSupport }),
-      },
+      listedTarget(this.getSnapshot().tools, name),
       args,
       options,
     );
@@ -453,7 +447,21 @@ export class McpServer extends Store<McpServerSnapshot> {
     await connection?.close();
   }
 
+  /**
+   * The call scope of the current connection, made once per connection and kind rather than
+   * per call (its closures and object would cost every call).
+   */
   #callScope(authorizationInterrupts: boolean): McpCallScope {
+    const connection = this.#ensureConnection();
+    const cached = authorizationInterrupts ? this.#agentScope : this.#directScope;
+    if (cached?.connection === connection) return cached;
+    const scope = this.#makeCallScope(authorizationInterrupts);
+    if (authorizationInterrupts) this.#agentScope = scope;
+    else this.#directScope = scope;
+    return scope;
+  }
+
+  #makeCallScope(authorizationInterrupts: boolean): McpCallScope {
     return {
       connection: this.#ensureConnection(),
       router: this.#router,
@@ -562,7 +570,8 @@ export class McpServer extends Store<McpServerSnapshot> {
             : {}),
         },
       },
-      fetchMiddleware: (next, client) => this.#router.middleware(next, client),
+      onServerRequest: (client, callKey, serverRequestId) =>
+        this.#router.noteServerRequest(client, callKey, serverRequestId),
       setupClient: (client) => this.#setupClient(client),
     });
     connection.subscribe(() => this.#syncInfo(connection, this.getSnapshot().status));

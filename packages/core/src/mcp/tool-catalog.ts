@@ -98,6 +98,8 @@ export class ToolCatalog {
   #lastRunContext: unknown;
   /** The 2026-07-28 `subscriptions/listen` stream that carries `list_changed`. */
   #subscription: Promise<ClosableStream | undefined> | undefined;
+  /** The timer that opens {@link #subscription} a turn after a listing (see `#listenForChanges`). */
+  #listenSoon: ReturnType<typeof setTimeout> | undefined;
   #prior: McpConnectionPrior | undefined;
   /** The schema cache key and `storedAt` of the listing held in {@link #tools}. */
   #held: { key: string; storedAt: number } | undefined;
@@ -177,6 +179,8 @@ export class ToolCatalog {
    * is going away). Never rejects.
    */
   async reset(): Promise<void> {
+    clearTimeout(this.#listenSoon);
+    this.#listenSoon = undefined;
     const subscription = this.#subscription;
     this.#subscription = undefined;
     this.#tools = undefined;
@@ -305,17 +309,29 @@ export class ToolCatalog {
    * Modern-era servers push no unsolicited notifications: `list_changed` arrives on a
    * `subscriptions/listen` stream (2026-07-28), opened once per server unless long-lived
    * streams are disabled. Its notifications reach the same handler as the 2025 ones.
+   *
+   * The stream opens a turn after the listing (a zero-delay timer), not with it: a client that
+   * lists once and closes right away (a script, a cold start that needed only the tools) then
+   * never opens it, nor cancels it at close (a `subscriptions/listen` POST and a
+   * `notifications/cancelled` saved), and the
+   * listing's caller is not slowed by it. A change before the stream is acknowledged is missed
+   * either way.
    */
   #listenForChanges(runContext: unknown): void {
-    if (this.#subscription !== undefined || this.#options.disableStandaloneSse === true) return;
+    if (this.#subscription !== undefined || this.#listenSoon !== undefined) return;
+    if (this.#options.disableStandaloneSse === true) return;
     if (this.#host.connectionInfo()?.protocolEra !== 'modern') return;
-    this.#subscription = this.#host
-      .openLongLived(() =>
-        this.#host.use(runContext, (client) => client.listen({ toolsListChanged: true })),
-      )
-      .catch(
-        () => undefined, // a server without subscriptions: listings stay as they are until invalidate()
-      );
+    this.#listenSoon = setTimeout(() => {
+      this.#listenSoon = undefined;
+      if (this.#subscription !== undefined) return;
+      this.#subscription = this.#host
+        .openLongLived(() =>
+          this.#host.use(runContext, (client) => client.listen({ toolsListChanged: true })),
+        )
+        .catch(
+          () => undefined, // a server without subscriptions: listings stay as they are until invalidate()
+        );
+    }, 0);
   }
 
   #applyFilter(tools: McpTool[]): McpTool[] {

@@ -1,3 +1,4 @@
+import { NEVER_ABORTED } from '../../internal/linked-signal.ts';
 import type { ToolContext } from '../../tools/tool-types.ts';
 import { toolError } from '../../tools/tool-errors.ts';
 import type { InputRequest, Resolution, ToolResume } from '../../vocabulary/interrupts.ts';
@@ -31,7 +32,8 @@ export async function callToolDirectly(
   args: Record<string, unknown>,
   options: DirectCallOptions,
 ): Promise<ToolOutput> {
-  const signal = options.signal ?? new AbortController().signal;
+  // No signal: nothing can stop the call but its own clocks, so none to link to (see NEVER_ABORTED).
+  const signal = options.signal ?? NEVER_ABORTED;
   const callId = `direct-${crypto.randomUUID()}`;
   const ask = async (request: InputRequest): Promise<Resolution> => {
     const answer =

@@ -47,6 +47,13 @@ export interface McpConnectionOptions {
    * can be told apart per session.
    */
   fetchMiddleware?: (next: typeof fetch, client: Client) => typeof fetch;
+  /**
+   * Streamable HTTP: told of each server request (a pushed `elicitation/create`) that arrived on
+   * the SSE answer of a `tools/call` or `tasks/result` POST carrying a call key
+   * (`_meta[CALL_ID_META_KEY]`), with that session's `Client`, so the request can be routed to
+   * its call (see `ElicitationRouter`).
+   */
+  onServerRequest?: (client: Client, callKey: string, serverRequestId: string | number) => void;
   /** What a previous connection learnt (e.g. from the schema cache): skips the era probe. */
   prior?: McpConnectionPrior;
   /** Makes the transport for a non-HTTP server (stdio). `url` is then unused. */

@@ -51,6 +51,8 @@ export interface SessionConfig {
   setupClient(client: Client): void;
   /** Wraps the network fetch (after headers are applied), once per session with its client. */
   fetchMiddleware?: (next: typeof fetch, client: Client) => typeof fetch;
+  /** Told of each server request on a call's SSE answer (see `SessionFetchOptions`). */
+  onServerRequest?: (client: Client, callKey: string, serverRequestId: JsonRpcId) => void;
   /** Makes the transport of a `custom` session (stdio). */
   createTransport?: () => Transport;
   /** The OAuth provider as the SDK transport should see it (see `McpAuthorization`). */
@@ -218,13 +220,18 @@ export class McpSession {
       const onAbort = (): void => fail(signal?.reason);
       this.#pending.add(fail);
       signal?.addEventListener('abort', onAbort, { once: true });
-      Promise.resolve()
-        .then(() => operation(this.client))
-        .then((value) => {
-          if (settled) return;
-          finish();
-          resolve(value);
-        }, fail);
+      let running: Promise<T>;
+      try {
+        running = operation(this.client);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      running.then((value) => {
+        if (settled) return;
+        finish();
+        resolve(value);
+      }, fail);
     });
   }
 
@@ -350,6 +357,7 @@ function createTransport(
   const authFetch = config.authFetch;
   const wrap = config.fetchMiddleware;
   const middleware = wrap === undefined ? undefined : (next: typeof fetch) => wrap(next, client);
+  const noteServerRequest = config.onServerRequest;
   if (kind === 'sse') {
     return new SSEClientTransport(url, {
       fetch: createSessionFetch({
@@ -374,6 +382,12 @@ function createTransport(
       requestWaiting: config.requestWaiting,
       handshake: options.handshake,
       onAnswerLost,
+      ...(noteServerRequest === undefined
+        ? {}
+        : {
+            onServerRequest: (callKey: string, id: JsonRpcId) =>
+              noteServerRequest(client, callKey, id),
+          }),
       ...(authFetch === undefined ? {} : { authFetch }),
       ...(authProvider === undefined ? {} : { serverUrl: url }),
     }),

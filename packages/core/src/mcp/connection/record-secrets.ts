@@ -29,7 +29,9 @@ export function recordSecrets(
 ): (next: typeof fetch, client: Client) => typeof fetch {
   return (next, client) => {
     const recording: typeof fetch = (input, init) => {
-      new Headers(init?.headers).forEach((value, name) => {
+      // The session fetch hands over a `Headers` already: read it, no copy per request.
+      const headers = init?.headers;
+      (headers instanceof Headers ? headers : new Headers(headers)).forEach((value, name) => {
         if (!PROTOCOL_HEADERS.has(name)) scrubber.add(value);
       });
       return next(input, init);

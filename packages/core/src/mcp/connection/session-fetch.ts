@@ -1,5 +1,5 @@
 import { linkSignals } from '../../internal/linked-signal.ts';
-import { hostOf, throwIfOffline } from '../../internal/offline.ts';
+import { hostOf, isBrowserOffline, throwIfOffline } from '../../internal/offline.ts';
 import { CALL_ID_META_KEY } from '../elicitation-router.ts';
 import {
   watchResponseStart,
@@ -59,6 +59,12 @@ export interface SessionFetchOptions {
    */
   onAnswerLost?: (id: JsonRpcId, cause: unknown) => void;
   /**
+   * Streamable HTTP only: called with each server request (a pushed `elicitation/create`) that
+   * arrives on the SSE answer to a `tools/call` or `tasks/result` POST carrying our call key
+   * (`_meta[CALL_ID_META_KEY]`), so the request can be routed to that call.
+   */
+  onServerRequest?: (callKey: string, serverRequestId: JsonRpcId) => void;
+  /**
    * Streamable HTTP with OAuth: the MCP endpoint. The transport's OAuth requests (metadata
    * discovery, registration, token) share this fetch; any request to another URL goes straight
    * to `baseFetch`, without the caller's headers or the middleware.
@@ -83,7 +89,7 @@ export interface SessionFetchOptions {
  */
 export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   const network = options.middleware ? options.middleware(options.baseFetch) : options.baseFetch;
-  const { handshake, onAnswerLost } = options;
+  const { handshake, onAnswerLost, onServerRequest } = options;
   /** Signals this fetch has been handed: one handed again is shared by many requests. */
   const seenSignals = new WeakSet<AbortSignal>();
   const gate =
@@ -96,7 +102,8 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       return (options.authFetch ?? options.baseFetch)(input, init);
     // Offline, a request cannot leave the browser: fail at once (nothing sent, safe to retry)
     // instead of waiting for a time limit.
-    throwIfOffline(hostOf(input instanceof Request ? input.url : input));
+    // (The host is worked out only then: parsing the URL per request costs every call.)
+    if (isBrowserOffline()) throwIfOffline(hostOf(input instanceof Request ? input.url : input));
     const headers = new Headers(init?.headers);
     const method = (init?.method ?? 'GET').toUpperCase();
     if (options.blockStandaloneGet && method === 'GET' && !headers.has('last-event-id')) {
@@ -183,9 +190,21 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     ) {
       return response;
     }
-    const id = requestOf()?.id;
+    const answered = requestOf();
+    const id = answered?.id;
     if (id === undefined) return response;
-    const body = watchEventStream(response.body, id, signal, (cause) => onAnswerLost(id, cause));
+    const callKey = answered?.callKey;
+    const tracesCall =
+      callKey !== undefined &&
+      onServerRequest !== undefined &&
+      (answered?.method === 'tools/call' || answered?.method === 'tasks/result');
+    const body = watchEventStream(
+      response.body,
+      id,
+      signal,
+      (cause) => onAnswerLost(id, cause),
+      tracesCall ? (serverRequestId) => onServerRequest(callKey, serverRequestId) : undefined,
+    );
     return new Response(body, {
       status: response.status,
       statusText: response.statusText,

@@ -78,21 +78,7 @@ export class SessionPool {
   ): Promise<SessionLease> {
     for (let lostConnects = 0; ;) {
       const entry = this.#pick(key, options) ?? this.#create(key, headers);
-      entry.users++;
-      if (options.exclusive) entry.exclusiveUsers++;
-      let released = false;
-      const release = (): void => {
-        if (released) return;
-        released = true;
-        entry.users--;
-        if (options.exclusive) entry.exclusiveUsers--;
-        entry.lastUsed = ++this.#clock;
-        if (entry.retired) {
-          if (entry.users === 0) entry.session?.retire();
-        } else {
-          this.#evictIdle();
-        }
-      };
+      const release = this.#take(entry, options.exclusive);
       let session: McpSession;
       try {
         session = await entry.promise;
@@ -113,6 +99,42 @@ export class SessionPool {
       }
       return { session, release };
     }
+  }
+
+  /**
+   * A lease on a connected session for `key` when one fits right now, without waiting (the
+   * common case once connected: no promise, no microtask hop per operation); `undefined`
+   * otherwise, and then {@link acquire} does the rest (connect, lost sessions, retries).
+   */
+  acquireReady(
+    key: string,
+    options: { exclusive: boolean; sharedStream: () => boolean },
+  ): SessionLease | undefined {
+    const entry = this.#pick(key, options);
+    const session = entry?.session;
+    if (entry === undefined || entry.retired || session === undefined) return;
+    if (session.lost !== undefined) return;
+    if (options.exclusive && hasSharedStream(session) && entry.exclusiveUsers > 0) return;
+    return { session, release: this.#take(entry, options.exclusive) };
+  }
+
+  /** Counts one more user of `entry`; returns its release (idempotent). */
+  #take(entry: PoolEntry, exclusive: boolean): () => void {
+    entry.users++;
+    if (exclusive) entry.exclusiveUsers++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      entry.users--;
+      if (exclusive) entry.exclusiveUsers--;
+      entry.lastUsed = ++this.#clock;
+      if (entry.retired) {
+        if (entry.users === 0) entry.session?.retire();
+      } else {
+        this.#evictIdle();
+      }
+    };
   }
 
   /**
@@ -183,10 +205,16 @@ export class SessionPool {
 
   /** Ends the least recently used idle sessions beyond `maxIdle`. */
   #evictIdle(): void {
+    // Runs at every release: count first, without allocating; sort only when over the limit.
+    let idleCount = 0;
+    for (const entries of this.#entries.values()) {
+      for (const entry of entries)
+        if (entry.users === 0 && entry.session !== undefined) idleCount++;
+    }
+    if (idleCount <= this.#options.maxIdle) return;
     const idle = [...this.#entries.values()]
       .flat()
       .filter((entry) => entry.users === 0 && entry.session !== undefined);
-    if (idle.length <= this.#options.maxIdle) return;
     idle.sort((a, b) => a.lastUsed - b.lastUsed);
     for (const entry of idle.slice(0, idle.length - this.#options.maxIdle)) {
       this.#remove(entry);

@@ -12,10 +12,16 @@ export type JsonRpcId = string | number;
  * Why: the v2 SDK only reports such a break through `onerror` and leaves the request pending
  * until its timeout; this lets the connection layer fail it at once.
  *
+ * The same scan reports each server request (a message with `method` and `id`, such as a pushed
+ * `elicitation/create`) that arrives before the response to `onServerRequest`, before the
+ * consumer sees its bytes: one observer per body, not one per interested party (every extra
+ * stream layer costs each call a stream, a reader and a `Response`).
+ *
  * @param body The response body (`text/event-stream`).
  * @param requestId The id of the request the stream answers.
  * @param signal The request's signal (aborted by the SDK on close or cancellation).
  * @param onLost Called when the answer can no longer arrive.
+ * @param onServerRequest Called with the id of each server request the stream carries.
  * @returns A stream with the same bytes.
  */
 export function watchEventStream(
@@ -23,9 +29,10 @@ export function watchEventStream(
   requestId: JsonRpcId,
   signal: AbortSignal | null | undefined,
   onLost: (cause: unknown) => void,
+  onServerRequest?: (serverRequestId: JsonRpcId) => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  const scanner = new EventStreamScanner(requestId);
+  const scanner = new EventStreamScanner(requestId, onServerRequest);
   let reported = false;
   const report = (cause: unknown): void => {
     if (reported || signal?.aborted === true || !scanner.answerLost) return;
@@ -58,19 +65,21 @@ export function watchEventStream(
 
 /**
  * A minimal Server-Sent Events line scanner: it notes whether an event carried an `id` and
- * whether a `data` payload was the JSON-RPC response to the watched request. Incomplete events
- * at the end are ignored, as SSE parsers do.
+ * whether a `data` payload was the JSON-RPC response to the watched request, and reports the
+ * server requests it sees. Incomplete events at the end are ignored, as SSE parsers do.
  */
 class EventStreamScanner {
   readonly #requestId: JsonRpcId;
+  readonly #onServerRequest: ((serverRequestId: JsonRpcId) => void) | undefined;
   readonly #decoder = new TextDecoder();
   #rest = '';
   #data: string[] = [];
   #answered = false;
   #resumable = false;
 
-  constructor(requestId: JsonRpcId) {
+  constructor(requestId: JsonRpcId, onServerRequest?: (serverRequestId: JsonRpcId) => void) {
     this.#requestId = requestId;
+    this.#onServerRequest = onServerRequest;
   }
 
   /** True when the response has not arrived and the stream cannot be resumed. */
@@ -113,12 +122,14 @@ class EventStreamScanner {
       return;
     }
     const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-    this.#answered ||= messages.some(
-      (message) =>
-        typeof message === 'object' &&
-        message !== null &&
-        (message as { id?: unknown }).id === this.#requestId &&
-        ('result' in message || 'error' in message),
-    );
+    for (const message of messages) {
+      if (typeof message !== 'object' || message === null) continue;
+      const { id, method } = message as { id?: unknown; method?: unknown };
+      if (typeof method === 'string') {
+        if (typeof id === 'string' || typeof id === 'number') this.#onServerRequest?.(id);
+      } else if (id === this.#requestId && ('result' in message || 'error' in message)) {
+        this.#answered = true;
+      }
+    }
   }
 }
