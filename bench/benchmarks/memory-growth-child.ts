@@ -26,11 +26,12 @@ export interface MemoryCheckpoint {
   /** Live instances per kind of our objects (after a full GC). */
   instances: Record<string, number>;
   /**
-   * Live `WeakRef`s (after a full GC). Ours create none; Node 20's `AbortSignal.any` leaves one
-   * per call on a long-lived source signal (nodejs/node#55351, fixed in Node 22.12), and the MCP
-   * SDK calls it once per request with its transport's signal, so this counts those.
+   * Live weak references of the kind Node's `AbortSignal.any` keeps per dependant signal (its
+   * internal `SafeWeakRef`; `undefined` when this Node keeps them otherwise). Node before 22.12
+   * never prunes them from a long-lived source signal (nodejs/node#55351), and the MCP SDK
+   * combines its transport's signal with each request's, so this grows by one per MCP request.
    */
-  weakRefs: number;
+  abortSignalAnyWeakRefs: number | undefined;
   /** `process.getActiveResourcesInfo()` counted by type (timers, sockets, …). */
   resources: Record<string, number>;
 }
@@ -75,7 +76,34 @@ const kinds: Record<string, { prototype: object }> = {
   CallTimer: await coreClass('mcp/call-timer', 'CallTimer'),
   ReplayChannel: await coreClass('internal/replay-channel', 'ReplayChannel'),
 };
-(globalThis as { benchKinds?: typeof kinds }).benchKinds = { ...kinds, WeakRef };
+
+/**
+ * The prototype of the weak references Node keeps for `AbortSignal.any` (its internal
+ * `SafeWeakRef`, reachable no other way): combine a signal once and read the source's set of
+ * dependants. `undefined` on a Node that keeps them otherwise.
+ */
+function abortSignalAnyWeakRefPrototype(): object | undefined {
+  const source = new AbortController().signal;
+  AbortSignal.any([source]);
+  const symbol = Object.getOwnPropertySymbols(source).find(
+    (candidate) => candidate.description === 'kDependantSignals',
+  );
+  const dependants: unknown = symbol === undefined ? undefined : Reflect.get(source, symbol);
+  if (typeof dependants !== 'object' || dependants === null || !(Symbol.iterator in dependants)) {
+    return undefined;
+  }
+  const [first] = dependants as Iterable<unknown>;
+  return typeof first === 'object' && first !== null
+    ? (Object.getPrototypeOf(first) as object)
+    : undefined;
+}
+const weakRefPrototype = abortSignalAnyWeakRefPrototype();
+(globalThis as { benchKinds?: typeof kinds }).benchKinds = {
+  ...kinds,
+  ...(weakRefPrototype === undefined
+    ? {}
+    : { AbortSignalAnyWeakRef: { prototype: weakRefPrototype } }),
+};
 
 const inspector = new Session();
 inspector.connect();
@@ -138,12 +166,21 @@ async function checkpoint(runs: number): Promise<MemoryCheckpoint> {
   }
   const instances: Record<string, number> = {};
   for (const kind of Object.keys(kinds)) instances[kind] = await liveInstances(kind);
-  const weakRefs = await liveInstances('WeakRef');
+  const abortSignalAnyWeakRefs =
+    weakRefPrototype === undefined ? undefined : await liveInstances('AbortSignalAnyWeakRef');
   const resources: Record<string, number> = {};
   for (const resource of process.getActiveResourcesInfo()) {
     resources[resource] = (resources[resource] ?? 0) + 1;
   }
-  return { runs, heapSamples, codeSpaceSamples, spaces, instances, weakRefs, resources };
+  return {
+    runs,
+    heapSamples,
+    codeSpaceSamples,
+    spaces,
+    instances,
+    abortSignalAnyWeakRefs,
+    resources,
+  };
 }
 
 const server = mcpServer({ url: mcpUrl, name: 'demo', toolFilter: ['read_file', 'get_weather'] });
