@@ -39,7 +39,7 @@ export interface MemoryCheckpoint {
 const CHECKPOINTS = (process.env['BENCH_CHECKPOINTS'] ?? '10,100,350,600,850,1100')
   .split(',')
   .map(Number);
-const SAMPLES = 5;
+const SAMPLES = 7;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with node --expose-gc');
