@@ -1,32 +1,45 @@
 /**
  * Child process of benchmark 10, run as `node --expose-gc --import tsx memory-growth-child.ts`
- * with `BENCH_MCP_URL` and `BENCH_MODEL_URL`. Runs agent runs with one MCP tool call each and,
- * at checkpoints, reports the heap after full garbage collection and the number of live
- * instances of the objects a leak would pile up (abort signals, streams, MCP sessions, call
- * timers, run channels). Prints one JSON line on stdout.
+ * (plus the V8 flags the parent chooses) with `BENCH_MCP_URL` and `BENCH_MODEL_URL`. Runs agent
+ * runs with one MCP tool call each and, at checkpoints, reports the heap after full garbage
+ * collection (in total and its V8 code space apart), and the number of live instances of the
+ * objects a leak would pile up (abort signals, streams, MCP sessions, call timers, run channels).
+ * Prints one JSON line on stdout.
  */
 import { Session } from 'node:inspector/promises';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { Agent, mcpServer } from '@switchboard/core';
 import { openaiChatModel } from '@switchboard/core/openai';
-import { ReplayChannel } from '../../packages/core/src/internal/replay-channel.ts';
-import { CallTimer } from '../../packages/core/src/mcp/call-timer.ts';
-import { McpSession } from '../../packages/core/src/mcp/connection/mcp-session.ts';
 
 /** One checkpoint: heap samples and live instance counts after `runs` runs. */
 export interface MemoryCheckpoint {
   runs: number;
   /** `heapUsed` after full GCs, repeated, in bytes. */
   heapSamples: number[];
-  /** Live instances per kind (after a full GC). */
+  /**
+   * V8's code space (compiled machine code) at each of `heapSamples`, in bytes: part of
+   * `heapUsed`, grown by the JIT as it optimises hot functions, not by objects a run leaves.
+   */
+  codeSpaceSamples: number[];
+  /** Used bytes per V8 heap space (`v8.getHeapSpaceStatistics()`) at the last sample. */
+  spaces: Record<string, number>;
+  /** Live instances per kind of our objects (after a full GC). */
   instances: Record<string, number>;
+  /**
+   * Live weak references of the kind Node's `AbortSignal.any` keeps per dependant signal (its
+   * internal `SafeWeakRef`; `undefined` when this Node keeps them otherwise). Node before 22.12
+   * never prunes them from a long-lived source signal (nodejs/node#55351), and the MCP SDK
+   * combines its transport's signal with each request's, so this grows by one per MCP request.
+   */
+  abortSignalAnyWeakRefs: number | undefined;
   /** `process.getActiveResourcesInfo()` counted by type (timers, sockets, …). */
   resources: Record<string, number>;
 }
 
-const CHECKPOINTS = (process.env['BENCH_CHECKPOINTS'] ?? '10,100,250,500,750,1000')
+const CHECKPOINTS = (process.env['BENCH_CHECKPOINTS'] ?? '10,100,350,600,850,1100')
   .split(',')
   .map(Number);
-const SAMPLES = 5;
+const SAMPLES = 7;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with node --expose-gc');
@@ -36,16 +49,61 @@ if (mcpUrl === undefined || modelUrl === undefined) {
   throw new Error('BENCH_MCP_URL and BENCH_MODEL_URL are required');
 }
 
+/**
+ * A class of `@switchboard/core`, from the module beside the entry this process resolves the
+ * package to (the built `dist/` here; `src/` under the source condition). The counted classes
+ * must be the very ones the agent uses: importing `src/` while the agent runs `dist/` counted
+ * another copy's instances, always 0 (an open MCP session showed as `McpSession 0`).
+ */
+async function coreClass(path: string, name: string): Promise<{ prototype: object }> {
+  const entry = import.meta.resolve('@switchboard/core');
+  const extension = entry.endsWith('.ts') ? '.ts' : '.js';
+  const module = (await import(new URL(`./${path}${extension}`, entry).href)) as Record<
+    string,
+    { prototype: object } | undefined
+  >;
+  const found = module[name];
+  if (found === undefined) throw new Error(`${name} is not exported by ${path}`);
+  return found;
+}
+
 // Reachable from the inspector's global scope, for `Runtime.queryObjects`.
 const kinds: Record<string, { prototype: object }> = {
   AbortController,
   AbortSignal,
   ReadableStream,
-  McpSession,
-  CallTimer,
-  ReplayChannel,
+  McpSession: await coreClass('mcp/connection/mcp-session', 'McpSession'),
+  CallTimer: await coreClass('mcp/call-timer', 'CallTimer'),
+  ReplayChannel: await coreClass('internal/replay-channel', 'ReplayChannel'),
 };
-(globalThis as { benchKinds?: typeof kinds }).benchKinds = kinds;
+
+/**
+ * The prototype of the weak references Node keeps for `AbortSignal.any` (its internal
+ * `SafeWeakRef`, reachable no other way): combine a signal once and read the source's set of
+ * dependants. `undefined` on a Node that keeps them otherwise.
+ */
+function abortSignalAnyWeakRefPrototype(): object | undefined {
+  const source = new AbortController().signal;
+  AbortSignal.any([source]);
+  const symbol = Object.getOwnPropertySymbols(source).find(
+    (candidate) => candidate.description === 'kDependantSignals',
+  );
+  const dependants: unknown = symbol === undefined ? undefined : Reflect.get(source, symbol);
+  if (typeof dependants !== 'object' || dependants === null || !(Symbol.iterator in dependants)) {
+    return undefined;
+  }
+  const [first] = dependants as Iterable<unknown>;
+  return typeof first === 'object' && first !== null
+    ? (Object.getPrototypeOf(first) as object)
+    : undefined;
+}
+const weakRefPrototype = abortSignalAnyWeakRefPrototype();
+(globalThis as { benchKinds?: typeof kinds }).benchKinds = {
+  ...kinds,
+  ...(weakRefPrototype === undefined
+    ? {}
+    : { AbortSignalAnyWeakRef: { prototype: weakRefPrototype } }),
+};
 
 const inspector = new Session();
 inspector.connect();
@@ -67,26 +125,62 @@ async function liveInstances(kind: string): Promise<number> {
   return count.value as number;
 }
 
-async function fullGc(): Promise<void> {
-  for (let round = 0; round < 3; round += 1) {
+/** A collection round that freed less than this counts as quiet. */
+const QUIET_ROUND_BYTES = 4096;
+const MAX_GC_ROUNDS = 12;
+
+/**
+ * Full GCs until two rounds in a row free less than {@link QUIET_ROUND_BYTES}. A single round is
+ * not enough after runs: what it frees lets finalizers and stream/socket teardown run, which
+ * releases more for the next round — measured here, the 3rd and 4th rounds after a burst of runs
+ * still freed 150–250 KiB, which made the first of a checkpoint's samples an outlier that the
+ * noise figure then took as its spread.
+ */
+async function settledGc(): Promise<void> {
+  let previous = Number.POSITIVE_INFINITY;
+  let quietRounds = 0;
+  for (let round = 0; round < MAX_GC_ROUNDS && quietRounds < 2; round += 1) {
     gc?.();
     await new Promise((resolve) => setImmediate(resolve));
+    const used = process.memoryUsage().heapUsed;
+    quietRounds = previous - used < QUIET_ROUND_BYTES ? quietRounds + 1 : 0;
+    previous = used;
   }
+}
+
+function usedBySpace(): Record<string, number> {
+  const spaces: Record<string, number> = {};
+  for (const space of getHeapSpaceStatistics()) spaces[space.space_name] = space.space_used_size;
+  return spaces;
 }
 
 async function checkpoint(runs: number): Promise<MemoryCheckpoint> {
   const heapSamples: number[] = [];
+  const codeSpaceSamples: number[] = [];
+  let spaces: Record<string, number> = {};
   for (let sample = 0; sample < SAMPLES; sample += 1) {
-    await fullGc();
+    await settledGc();
     heapSamples.push(process.memoryUsage().heapUsed);
+    spaces = usedBySpace();
+    codeSpaceSamples.push(spaces['code_space'] ?? 0);
   }
   const instances: Record<string, number> = {};
   for (const kind of Object.keys(kinds)) instances[kind] = await liveInstances(kind);
+  const abortSignalAnyWeakRefs =
+    weakRefPrototype === undefined ? undefined : await liveInstances('AbortSignalAnyWeakRef');
   const resources: Record<string, number> = {};
   for (const resource of process.getActiveResourcesInfo()) {
     resources[resource] = (resources[resource] ?? 0) + 1;
   }
-  return { runs, heapSamples, instances, resources };
+  return {
+    runs,
+    heapSamples,
+    codeSpaceSamples,
+    spaces,
+    instances,
+    abortSignalAnyWeakRefs,
+    resources,
+  };
 }
 
 const server = mcpServer({ url: mcpUrl, name: 'demo', toolFilter: ['read_file', 'get_weather'] });
