@@ -231,7 +231,9 @@ export const useAgentRenderBenchmark: Benchmark = {
         'layout effect in the chat counts commits, a `requestAnimationFrame` loop counts frames, a ' +
         `\`PerformanceObserver\` (\`longtask\`) records tasks over ${LONG_TASK_MS} ms, from \`send\` until ` +
         'two frames after it resolved. Baseline in the same page: the same two paragraphs from plain ' +
-        'React state, set once per animation frame. Streams: in-page (an in-page `Model` / generator ' +
+        "React state, set once per animation frame, reading the same stream: in-page, the `Model`'s " +
+        '`stream()` the agent is given, read directly (so its generator layer is on both sides). ' +
+        'Streams: in-page (an in-page `Model` / generator ' +
         `yielding ${WORDS.toLocaleString('en-US')} words, 20 per task; ${IN_PAGE_PAIRS} interleaved pairs after one warm-up each), ` +
         `and the scripted model server through \`openaiChatModel\` / the \`openai\` SDK, ${PACED_WORDS.toLocaleString('en-US')} ` +
         `words ${PACE_MS} ms apart (${PACED_PAIRS} interleaved pairs). Met when every useAgent answer has commits ≤ frames ` +

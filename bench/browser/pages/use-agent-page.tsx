@@ -264,16 +264,24 @@ window.benchPlainTrial = async (options) => {
     commits = 0;
     let text = '';
     let frame: number | undefined;
-    const deltas =
-      options.source === 'in-page'
-        ? inPageDeltas(options.words)
-        : providerDeltas(options.modelUrl, options.words, options.delayMs);
-    for await (const delta of deltas) {
+    const onDelta = (delta: string) => {
       text += delta;
       frame ??= requestAnimationFrame(() => {
         frame = undefined;
         update(text);
       });
+    };
+    if (options.source === 'in-page') {
+      // The same `Model` stream the agent reads (its generator layer included), read directly.
+      const signal = new AbortController().signal;
+      const model = inPageModel(options.words);
+      for await (const event of model.stream({ items: [], tools: [] }, { signal })) {
+        if (event.type === 'text.delta') onDelta(event.delta);
+      }
+    } else {
+      for await (const delta of providerDeltas(options.modelUrl, options.words, options.delayMs)) {
+        onDelta(delta);
+      }
     }
     if (frame !== undefined) cancelAnimationFrame(frame);
     update(text);
