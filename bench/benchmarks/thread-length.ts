@@ -26,7 +26,12 @@ import {
 
 /** Thread lengths in items (10 items per seeded run). */
 const SIZES = [100, 1_000, 10_000] as const;
-const WARM_TRIALS = 15;
+/**
+ * Per size and store. A warm start on the memory store takes 0.1–0.3 ms, so single trials
+ * swing with GC and scheduling (seen: 0.05–19 ms at one size); 15 trials left the median
+ * ratio wandering between ×1.2 and ×2.0 from one run to the next on an idle machine.
+ */
+const WARM_TRIALS = 45;
 const COLD_TRIALS = 5;
 const REQUEST_TRIALS = 9;
 /** Run start on 10,000 items ≤ this × on 100, per store. */
