@@ -252,9 +252,11 @@ function releaseWhenRead(response: Response, release: () => void): Response {
 function reachesServer(input: RequestInfo | URL, options: SessionFetchOptions): boolean {
   const { serverUrl, serverOrigin } = options;
   if (serverUrl === undefined && serverOrigin === undefined) return true;
+  // The SDK passes its endpoint as a `URL`: read it as it is (no string round trip per request).
+  if (input === serverUrl) return true;
   let target: URL;
   try {
-    target = new URL(input instanceof Request ? input.url : String(input));
+    target = input instanceof URL ? input : new URL(input instanceof Request ? input.url : input);
   } catch {
     return true;
   }
