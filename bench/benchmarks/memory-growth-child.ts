@@ -27,9 +27,9 @@ export interface MemoryCheckpoint {
   instances: Record<string, number>;
   /**
    * Live weak references of the kind Node's `AbortSignal.any` keeps per dependant signal (its
-   * internal `SafeWeakRef`; `undefined` when this Node keeps them otherwise). Node before 22.12
-   * never prunes them from a long-lived source signal (nodejs/node#55351), and the MCP SDK
-   * combines its transport's signal with each request's, so this grows by one per MCP request.
+   * internal `SafeWeakRef`; `undefined` when this Node keeps them otherwise). Node keeps them on
+   * a long-lived source signal (seen on 20.20.2 and on 22.23.3: two per run on both), and the
+   * MCP SDK combines its transport's signal with each request's, so this grows by one per MCP request.
    */
   abortSignalAnyWeakRefs: number | undefined;
   /** `process.getActiveResourcesInfo()` counted by type (timers, sockets, …). */

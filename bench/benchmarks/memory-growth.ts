@@ -234,8 +234,8 @@ export const memoryGrowthBenchmark: Benchmark = {
       notes.push(
         `${steady.weakRefsAdded} more AbortSignal.any dependant references after ${steady.runs} runs (Node ${process.versions.node}): ` +
           "the MCP SDK's transport combines its long-lived signal with each request's " +
-          "(`AbortSignal.any`), and Node before 22.12 never prunes the source signal's dependants " +
-          '(nodejs/node#55351), ~70 bytes per MCP request (a WeakRef and its set entry) for as long ' +
+          "(`AbortSignal.any`), and Node keeps the source signal's dependants (seen on 20.20.2 " +
+          'and on 22.23.3 alike), ~70 bytes per MCP request (a WeakRef and its set entry) for as long ' +
           'as the MCP session lives. Not our code; besides them, heap snapshots show only V8 feedback, map transitions and late-compiled bytecode added (~20–30 KB).',
       );
     }
