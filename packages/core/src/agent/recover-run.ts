@@ -73,7 +73,10 @@ async function presenceOf(
       run.status === 'running' && run.lease?.lock !== undefined && !isStale(run, scope.owner, now),
   );
   if (!asks) return undefined;
-  return await (scope.heldLocks ?? heldPresenceLocks)();
+  if (scope.heldLocks !== undefined) return await scope.heldLocks();
+  // Another process's locks are not in this one's manager: a free lock would prove nothing.
+  if (scope.history.sharedWithinLockScope !== true) return undefined;
+  return await heldPresenceLocks();
 }
 
 /**

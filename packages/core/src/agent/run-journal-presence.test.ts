@@ -99,4 +99,46 @@ describe('RunJournal presence', () => {
     expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
     expect((await journal.finish('completed')).status).toBe('completed');
   });
+
+  it('a store other processes share (not sharedWithinLockScope) gets no lock: the lease decides', async () => {
+    const locks = lockManagerDouble();
+    const presence = new OwnerPresence({ locks, id: 'process 1' });
+    // A JSONL or PostgreSQL store: another process's lock manager never holds this one's locks.
+    class ProcessSharedStore extends MemoryHistoryStore {
+      override readonly sharedWithinLockScope = false;
+    }
+    const history = new ProcessSharedStore();
+    const journal = new RunJournal({
+      history,
+      threadId: 't',
+      channel: new ReplayChannel<Chunk>(),
+      owner: 'process 1',
+      leaseMs: 30_000,
+      presence,
+    });
+    journal.runId = 'r1';
+    journal.beginNew([], [userMessage('pay')], null);
+    await journal.claim();
+    const [running] = await history.loadRuns('t');
+    expect(running?.lease?.owner).toBe('process 1');
+    expect(running?.lease?.lock).toBeUndefined();
+    expect(await heldPresenceLocks(locks)).toEqual(new Set());
+
+    // A lease that names a lock (written by a browser page) is not judged by this realm's locks.
+    await writeOtherRun(
+      history,
+      {
+        ...running!,
+        lease: { ...running!.lease!, owner: 'page 2', lock: 'switchboard.run-owner x' },
+      },
+      running!.version ?? 0,
+    );
+    const rows = await loadRecovered('t', {
+      history,
+      owner: 'process 2',
+      write: (row, version) => writeOtherRun(history, row, version),
+    });
+    expect(rows[0]).toMatchObject({ status: 'running' });
+    await journal.finish('completed').catch(() => undefined);
+  });
 });

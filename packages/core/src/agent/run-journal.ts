@@ -115,7 +115,11 @@ export class RunJournal {
     this.#leaseMs = options.leaseMs;
     this.#durable = options.durable === true;
     this.#live = options.live;
-    this.#presence = this.#durable ? undefined : (options.presence ?? realmPresence());
+    // A presence lock says something only to readers that share this realm's lock manager.
+    this.#presence =
+      this.#durable || options.history.sharedWithinLockScope !== true
+        ? undefined
+        : (options.presence ?? realmPresence());
   }
 
   /** Items of the thread before this run (shared with the thread cache: see `BranchItems`). */

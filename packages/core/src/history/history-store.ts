@@ -102,8 +102,8 @@ export interface RunLease {
   /**
    * The Web Lock the claiming page or worker holds while it is there (`navigator.locks`, one
    * per page): when it is free, the owner is gone (closed, reloaded, crashed) and the run is
-   * recovered at once, before `expiresAt`. Absent where there are no Web Locks (Node): the
-   * expiry alone decides.
+   * recovered at once, before `expiresAt`. Absent where there are no Web Locks, and for a store
+   * not {@link HistoryStore.sharedWithinLockScope}: the expiry alone decides.
    */
   lock?: string;
 }
@@ -190,6 +190,16 @@ export interface ThreadSummary {
  * clients resuming one paused run exactly one proceeds.
  */
 export interface HistoryStore {
+  /**
+   * True when every client that reads or writes this store shares one Web Locks manager with
+   * this one: an origin's IndexedDB (the browser's lock manager spans the origin's tabs and
+   * workers) or an in-memory store (one realm). Only then does a run's lease name a presence lock
+   * (`RunLease.lock`) and does a reader take a free lock for an owner that is gone. A store shared
+   * by processes or machines (JSONL, PostgreSQL, a server's store) must leave it unset: each
+   * process has its own lock manager (Node 24 has `navigator.locks` too), so a lock held
+   * elsewhere would look free and a live run would be recovered. Default false: leases expire.
+   */
+  readonly sharedWithinLockScope?: boolean;
   /** The thread's items, oldest first; `[]` for an unknown thread. */
   loadItems(threadId: string, options?: { signal?: AbortSignal }): Promise<Item[]>;
   /** The thread's run rows, oldest first; `[]` for an unknown thread. */

@@ -103,6 +103,8 @@ interface HistoryDatabase extends DBSchema {
  * just before the abort was noticed stays committed.
  */
 export class IndexedDbHistoryStore implements HistoryStore {
+  /** The origin's tabs and workers share both this database and their Web Locks. */
+  readonly sharedWithinLockScope: boolean = true;
   readonly #connection: IndexedDbConnection<HistoryDatabase>;
   /** The bytes of attached files, as Blobs in the `attachments` object store. */
   readonly attachments: AttachmentStore;

@@ -39,6 +39,8 @@ interface MemoryThread {
  * then; an aborted call reads and writes nothing.
  */
 export class MemoryHistoryStore implements HistoryStore {
+  /** One realm: its readers and writers share this realm's Web Locks. */
+  readonly sharedWithinLockScope: boolean = true;
   readonly #threads = new Map<string, MemoryThread>();
   readonly #attachments = new MemoryAttachmentStore();
 
