@@ -6,6 +6,18 @@ import { ElicitationRouter } from './elicitation-router.ts';
 const sessionA = {} as Client;
 const sessionB = {} as Client;
 
+/** A session fetch on `sessionA` whose every POST is answered with the SSE `events`. */
+function sseSessionFetch(router: ElicitationRouter, events: string) {
+  return createSessionFetch({
+    baseFetch: async () =>
+      new Response(events, { headers: { 'content-type': 'text/event-stream' } }),
+    headers: {},
+    blockStandaloneGet: false,
+    onAnswerLost: () => undefined,
+    onServerRequest: (callKey, id) => router.noteServerRequest(sessionA, callKey, id),
+  });
+}
+
 describe('ElicitationRouter', () => {
   it('a request on a session with one call running belongs to that call, per session', () => {
     const router = new ElicitationRouter();
@@ -31,14 +43,7 @@ describe('ElicitationRouter', () => {
     const events =
       'event: message\ndata: {"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{}}\n\n' +
       'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n\n';
-    const sessionFetch = createSessionFetch({
-      baseFetch: async () =>
-        new Response(events, { headers: { 'content-type': 'text/event-stream' } }),
-      headers: {},
-      blockStandaloneGet: false,
-      onAnswerLost: () => undefined,
-      onServerRequest: (callKey, id) => router.noteServerRequest(sessionA, callKey, id),
-    });
+    const sessionFetch = sseSessionFetch(router, events);
     const body = JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
@@ -57,14 +62,7 @@ describe('ElicitationRouter', () => {
     router.attach(sessionA, 'first#1');
     router.attach(sessionA, 'second#2');
     const events = 'data: {"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}\n\n';
-    const sessionFetch = createSessionFetch({
-      baseFetch: async () =>
-        new Response(events, { headers: { 'content-type': 'text/event-stream' } }),
-      headers: {},
-      blockStandaloneGet: false,
-      onAnswerLost: () => undefined,
-      onServerRequest: (callKey, id) => router.noteServerRequest(sessionA, callKey, id),
-    });
+    const sessionFetch = sseSessionFetch(router, events);
     const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
     await (await sessionFetch('http://127.0.0.1/mcp', { method: 'POST', body })).text();
     expect(router.callFor(sessionA, 9)).toBeUndefined();
