@@ -58,6 +58,34 @@ function manualFrames() {
 
 const statusChanged = (previous: State, next: State) => previous.status !== next.status;
 
+/** A manual clock and "next task after the render": `renderTakes(ms)` ends the measured render. */
+function manualRenders() {
+  let time = 0;
+  let pending: (() => void) | undefined;
+  return {
+    now: () => time,
+    afterRender(measured: () => void) {
+      pending = measured;
+      return () => {
+        if (pending === measured) pending = undefined;
+      };
+    },
+    /** The render started at the last publish took `ms`; the measuring task runs. */
+    renderTakes(ms: number) {
+      time += ms;
+      const run = pending;
+      pending = undefined;
+      run?.();
+    },
+    advance(ms: number) {
+      time += ms;
+    },
+    get measuring() {
+      return pending !== undefined;
+    },
+  };
+}
+
 describe('frameBatchedStore', () => {
   afterEach(() => {
     vi.unstubAllGlobals();
@@ -69,6 +97,7 @@ describe('frameBatchedStore', () => {
     const batched = frameBatchedStore(store, {
       isUrgent: statusChanged,
       schedule: frames.schedule,
+      renderShare: 1,
     });
     const notified: number[] = [];
     batched.subscribe(() => notified.push(batched.getSnapshot().count));
@@ -140,5 +169,113 @@ describe('frameBatchedStore', () => {
     expect(notified).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(notified).toEqual([2]);
+  });
+
+  it('spaces out publishes while rendering is expensive, keeping renders to their share of the time', () => {
+    const store = source({ status: 'streaming', count: 0 });
+    const frames = manualFrames();
+    const renders = manualRenders();
+    const batched = frameBatchedStore(store, {
+      isUrgent: statusChanged,
+      schedule: frames.schedule,
+      afterRender: renders.afterRender,
+      now: renders.now,
+      renderShare: 0.5,
+    });
+    const notified: number[] = [];
+    batched.subscribe(() => notified.push(batched.getSnapshot().count));
+
+    store.set({ count: 1 });
+    frames.frame();
+    expect(notified).toEqual([1]);
+    // That frame's render took 20 ms: at a share of ½, nothing more for the next 20 ms.
+    renders.renderTakes(20);
+    store.set({ count: 2 });
+    renders.advance(16);
+    frames.frame();
+    expect(notified).toEqual([1]);
+    store.set({ count: 3 });
+    renders.advance(4);
+    frames.frame();
+    expect(notified).toEqual([1, 3]);
+    // A cheap render (1 ms): the next change goes at the next frame after 1 ms.
+    renders.renderTakes(1);
+    store.set({ count: 4 });
+    renders.advance(16);
+    frames.frame();
+    expect(notified).toEqual([1, 3, 4]);
+  });
+
+  it('publishes nothing that is not urgent until the last render was measured, but urgent changes at once', () => {
+    const store = source({ status: 'streaming', count: 0 });
+    const frames = manualFrames();
+    const renders = manualRenders();
+    const batched = frameBatchedStore(store, {
+      isUrgent: statusChanged,
+      schedule: frames.schedule,
+      afterRender: renders.afterRender,
+      now: renders.now,
+    });
+    const notified: State[] = [];
+    batched.subscribe(() => notified.push(batched.getSnapshot()));
+
+    store.set({ count: 1 });
+    frames.frame();
+    store.set({ count: 2 });
+    frames.frame();
+    expect(notified).toEqual([{ status: 'streaming', count: 1 }]);
+    store.set({ status: 'idle' });
+    expect(notified.at(-1)).toEqual({ status: 'idle', count: 2 });
+    expect(renders.measuring).toBe(true);
+  });
+
+  it('measures nothing with a share of 1 and leaves nothing scheduled after the last listener left', () => {
+    const store = source({ status: 'streaming', count: 0 });
+    const frames = manualFrames();
+    const renders = manualRenders();
+    const options = {
+      schedule: frames.schedule,
+      afterRender: renders.afterRender,
+      now: renders.now,
+    };
+    const everyFrame = frameBatchedStore(store, { ...options, renderShare: 1 });
+    const unsubscribeEveryFrame = everyFrame.subscribe(() => undefined);
+    store.set({ count: 1 });
+    frames.frame();
+    expect(renders.measuring).toBe(false);
+    unsubscribeEveryFrame();
+
+    const budgeted = frameBatchedStore(store, options);
+    const unsubscribe = budgeted.subscribe(() => undefined);
+    store.set({ count: 2 });
+    frames.frame();
+    expect(renders.measuring).toBe(true);
+    store.set({ count: 3 });
+    unsubscribe();
+    expect(renders.measuring).toBe(false);
+    frames.frame();
+    expect(frames.scheduled).toBe(3);
+  });
+
+  it('rejects a render share outside (0, 1]', () => {
+    const store = source({ status: 'idle', count: 0 });
+    expect(() => frameBatchedStore(store, { renderShare: 0 })).toThrow(RangeError);
+    expect(() => frameBatchedStore(store, { renderShare: 1.5 })).toThrow(RangeError);
+  });
+
+  it('measures a render in the next task, and the channel it used keeps no Node process alive', async () => {
+    const store = source({ status: 'streaming', count: 0 });
+    const frames = manualFrames();
+    const batched = frameBatchedStore(store, { schedule: frames.schedule });
+    const notified: number[] = [];
+    batched.subscribe(() => notified.push(batched.getSnapshot().count));
+    store.set({ count: 1 });
+    frames.frame();
+    store.set({ count: 2 });
+    frames.frame();
+    expect(notified).toEqual([1]);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    frames.frame();
+    expect(notified).toEqual([1, 2]);
   });
 });
