@@ -190,8 +190,10 @@ function isAgent(value: unknown): value is AgentEndpoint {
  * `messages`, and `resolve` / `approve` / `reject` answer interrupts.
  *
  * While a run streams, the component re-renders at most once per animation frame (store
- * notifications are coalesced with `requestAnimationFrame`, or `setTimeout(0)` without it);
- * status, interrupt and error changes render at once, so the end of a run is never delayed.
+ * notifications are coalesced with `requestAnimationFrame`, or `setTimeout(0)` without it), and
+ * less often while rendering gets expensive (a render may take at most half the time; see
+ * {@link frameBatchedStore}); status, interrupt and error changes render at once, so the end of
+ * a run is never delayed.
  * When a run ends, the thread list of {@link useThreads} is invalidated if a query client is
  * available (provider or `QueryClientProvider`); when a run of a thread the list does not show
  * yet starts, the thread is added to it at once (titled by its first message).
