@@ -46,6 +46,7 @@ export type { Interrupt, ResolutionAction, ResolveHandler } from './interrupt-ty
 export {
   frameBatchedStore,
   scheduleAnimationFrame,
+  scheduleNextTask,
   type ExternalStore,
   type FrameBatchedStoreOptions,
 } from './frame-batched-store.ts';
