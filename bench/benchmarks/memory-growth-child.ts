@@ -28,8 +28,9 @@ export interface MemoryCheckpoint {
   /**
    * Live weak references of the kind Node's `AbortSignal.any` keeps per dependant signal (its
    * internal `SafeWeakRef`; `undefined` when this Node keeps them otherwise). Node keeps them on
-   * a long-lived source signal (seen on 20.20.2 and on 22.23.3: two per run on both), and the
-   * MCP SDK combines its transport's signal with each request's, so this grows by one per MCP request.
+   * a long-lived source signal (seen on 20.20.2 and on 22.23.3: two per run on both while the MCP
+   * SDK's transport combined its signal with each request's); flat since the session's transport
+   * hands the SDK no request signal to combine.
    */
   abortSignalAnyWeakRefs: number | undefined;
   /** `process.getActiveResourcesInfo()` counted by type (timers, sockets, …). */

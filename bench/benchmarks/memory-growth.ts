@@ -233,10 +233,11 @@ export const memoryGrowthBenchmark: Benchmark = {
     if (steady.weakRefsAdded !== undefined && steady.weakRefsAdded > 0) {
       notes.push(
         `${steady.weakRefsAdded} more AbortSignal.any dependant references after ${steady.runs} runs (Node ${process.versions.node}): ` +
-          "the MCP SDK's transport combines its long-lived signal with each request's " +
-          "(`AbortSignal.any`), and Node keeps the source signal's dependants (seen on 20.20.2 " +
-          'and on 22.23.3 alike), ~70 bytes per MCP request (a WeakRef and its set entry) for as long ' +
-          'as the MCP session lives. Not our code; besides them, heap snapshots show only V8 feedback, map transitions and late-compiled bytecode added (~20–30 KB).',
+          'something combines a long-lived signal with per-request ones (`AbortSignal.any`), and Node ' +
+          "keeps the source signal's dependants (for ever on 20.20.2; on 22.23.3 until the combined " +
+          'signal is collected), ~70 bytes per request for as long as the source lives. The MCP ' +
+          "SDK's transport does so per request unless it is handed no request signal, which the " +
+          "session's transport (`mcp/connection/session-transport.ts`) sees to.",
       );
     }
     return {
@@ -268,9 +269,11 @@ export const memoryGrowthBenchmark: Benchmark = {
         'run 100 to 1,100 and were still growing, while bytecode flushing freed the start-up code ' +
         '(the heap outside the code space fell ~680 KiB from run 100 to 1,000) — either of which ' +
         'hides or invents a leak of a few hundred bytes per run. With these flags the code space ' +
-        'stays within a few KiB after the warm-up, and the snapshots show as the only objects added ' +
-        'from run 100 to 1,100 the AbortSignal.any dependants (see notes; ~73 KB) and V8 feedback and ' +
-        'map transitions and bytecode of code first run after the warm-up (~20–30 KB). The default-flags child is reported with its code space apart. ' +
+        'stays within a few KiB after the warm-up, and the snapshots (before the session transport) ' +
+        "showed as the only objects added from run 100 to 1,100 the AbortSignal.any dependants the SDK's " +
+        'transport left on its long-lived signal per request (~73 KB; now none: the count is reported) ' +
+        'and V8 feedback and map transitions and bytecode of code first run after the warm-up ' +
+        '(~20–30 KB). The default-flags child is reported with its code space apart. ' +
         'The lowest sample, because a sample is only ever lifted by work in flight (seen: +90 to ' +
         '+270 KiB in old space for one to three samples of seven), and with a median a checkpoint ' +
         'moved by ~100 KiB when the samples split 3–2 (one run judged 87 KiB of growth "met" ' +

@@ -15,6 +15,7 @@ import type {
 import { SwitchboardError } from '../../errors/switchboard-error.ts';
 import { CONNECTION_LOST_DATA } from '../to-mcp-error.ts';
 import { createSessionFetch, type HandshakeRecord } from './session-fetch.ts';
+import { RequestSignals, SessionTransport } from './session-transport.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
 import type { RequestWaitingWatch } from './request-waiting.ts';
 import type { JsonRpcId } from './watch-event-stream.ts';
@@ -372,7 +373,8 @@ function createTransport(
       ...(authProvider === undefined ? {} : { authProvider }),
     });
   }
-  return new StreamableHTTPClientTransport(url, {
+  const requestSignals = new RequestSignals();
+  const streamableOptions = {
     fetch: createSessionFetch({
       baseFetch,
       headers: options.headers,
@@ -381,6 +383,7 @@ function createTransport(
       tabLead: config.tabStreamLead,
       requestWaiting: config.requestWaiting,
       handshake: options.handshake,
+      requestSignals,
       onAnswerLost,
       ...(noteServerRequest === undefined
         ? {}
@@ -392,7 +395,8 @@ function createTransport(
       ...(authProvider === undefined ? {} : { serverUrl: url }),
     }),
     ...(authProvider === undefined ? {} : { authProvider }),
-  });
+  };
+  return new SessionTransport(url, streamableOptions, requestSignals);
 }
 
 /** Resolves after `milliseconds`, or at once when `signal` aborts. */

@@ -6,6 +6,7 @@ import {
   type McpRequestWaiting,
   type RequestWaitingWatch,
 } from './request-waiting.ts';
+import { REQUEST_SIGNAL_HEADER, type RequestSignals } from './session-transport.ts';
 import { StandaloneStreamGate } from './standalone-stream-gate.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
 import { watchEventStream, type JsonRpcId } from './watch-event-stream.ts';
@@ -51,6 +52,11 @@ export interface SessionFetchOptions {
    * in the browser behind held connections). None: no clock.
    */
   requestWaiting?: RequestWaitingWatch | undefined;
+  /**
+   * Streamable HTTP through a `SessionTransport`: the signals of its requests, found by the tag
+   * in their {@link REQUEST_SIGNAL_HEADER} (removed here).
+   */
+  requestSignals?: RequestSignals | undefined;
   /** Streamable HTTP only: notes handshake answers into this record. */
   handshake?: HandshakeRecord;
   /**
@@ -85,11 +91,13 @@ export interface SessionFetchOptions {
  * 2. answers the standalone GET with a synthetic 405 when `blockStandaloneGet` is set, or with
  *    a local stream the {@link StandaloneStreamGate} feeds when `tabLead` is given;
  * 3. applies the caller's headers (every request: POST, GET, DELETE, legacy SSE GET and POSTs);
- * 4. runs the middleware, then the network fetch.
+ * 4. runs the middleware, then the network fetch, under a signal linked to the SDK's and to the
+ *    request's own (see `SessionTransport`); when the request's own aborts, the request is
+ *    abandoned: closed on the network, and its promise or body left unsettled for the SDK.
  */
 export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   const network = options.middleware ? options.middleware(options.baseFetch) : options.baseFetch;
-  const { handshake, onAnswerLost, onServerRequest } = options;
+  const { handshake, onAnswerLost, onServerRequest, requestSignals } = options;
   /** Signals this fetch has been handed: one handed again is shared by many requests. */
   const seenSignals = new WeakSet<AbortSignal>();
   const gate =
@@ -98,13 +106,17 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       : new StandaloneStreamGate(options.tabLead, network);
 
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    if (!reachesServer(input, options))
-      return (options.authFetch ?? options.baseFetch)(input, init);
+    if (!reachesServer(input, options)) {
+      return (options.authFetch ?? options.baseFetch)(input, withoutRequestTag(init));
+    }
     // Offline, a request cannot leave the browser: fail at once (nothing sent, safe to retry)
     // instead of waiting for a time limit.
     // (The host is worked out only then: parsing the URL per request costs every call.)
     if (isBrowserOffline()) throwIfOffline(hostOf(input instanceof Request ? input.url : input));
     const headers = new Headers(init?.headers);
+    const tag = requestSignals === undefined ? null : headers.get(REQUEST_SIGNAL_HEADER);
+    if (tag !== null) headers.delete(REQUEST_SIGNAL_HEADER);
+    const requestSignal = tag === null ? undefined : requestSignals?.get(tag);
     const method = (init?.method ?? 'GET').toUpperCase();
     if (options.blockStandaloneGet && method === 'GET' && !headers.has('last-event-id')) {
       return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
@@ -141,11 +153,29 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     // calls → MaxListenersExceededWarning). A signal this fetch has seen before is such a shared
     // one: the request then gets its own linked signal, released when its body has been read (or
     // cancelled). A signal seen for the first time (2026-07-28: the SDK's per-request signal)
-    // carries that one listener only, and goes to the network as it is.
+    // carries that one listener only, and goes to the network as it is. A 2026-07-28 request
+    // through a `SessionTransport` comes with the transport's shared signal and its own apart:
+    // both are linked, and the link is released the same way.
     const outer = init?.signal ?? undefined;
     const shared = outer !== undefined && seenSignals.has(outer);
     if (outer !== undefined) seenSignals.add(outer);
-    const link = shared ? linkSignals(outer) : undefined;
+    // Cancelled, not closed: the caller has settled the request already (`SessionTransport`).
+    // Once it is, its tag is forgotten too: the SDK's send that would forget it never returns.
+    const abandoned =
+      requestSignal === undefined || tag === null
+        ? undefined
+        : (): boolean => {
+            if (!requestSignal.aborted || outer?.aborted === true) return false;
+            requestSignals?.forget(tag);
+            return true;
+          };
+    if (abandoned?.() === true) {
+      settled?.();
+      headersArrived?.();
+      return unsettled();
+    }
+    const link =
+      shared || requestSignal !== undefined ? linkSignals(outer, requestSignal) : undefined;
     const signal = link === undefined ? outer : link.signal;
     const release =
       link === undefined
@@ -163,9 +193,10 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
         headers,
         ...(signal === undefined ? {} : { signal }),
       });
-      response = release === undefined ? answer : releaseWhenRead(answer, release);
+      response = release === undefined ? answer : releaseWhenRead(answer, release, abandoned);
     } catch (error) {
       release?.();
+      if (abandoned?.() === true) return unsettled();
       throw error;
     } finally {
       headersArrived?.();
@@ -213,31 +244,75 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   };
 }
 
-/** `response` whose body calls `release` once it is read to the end, fails or is cancelled. */
-function releaseWhenRead(response: Response, release: () => void): Response {
+/**
+ * A promise that never settles, for a request the caller abandoned: whoever awaits it (the SDK's
+ * send, or its read of the answer) is left waiting and collected with it. A new one each time:
+ * one shared promise would keep every reaction ever added to it.
+ */
+function unsettled<T>(): Promise<T> {
+  return new Promise<T>(() => undefined);
+}
+
+/**
+ * `init` without the request tag of a `SessionTransport` (a request sent elsewhere than the MCP
+ * endpoint, e.g. after a redirect): the tag never leaves this fetch.
+ */
+function withoutRequestTag(init: RequestInit | undefined): RequestInit | undefined {
+  if (!(init?.headers instanceof Headers) || !init.headers.has(REQUEST_SIGNAL_HEADER)) return init;
+  const headers = new Headers(init.headers);
+  headers.delete(REQUEST_SIGNAL_HEADER);
+  return { ...init, headers };
+}
+
+/**
+ * `response` whose body calls `release` once it is read to the end, fails or is cancelled. Once
+ * `abandoned()` is true, the body is cancelled on the network and the reader's pending read is
+ * never answered (see `SessionTransport`): no error and no end, which the SDK would report or
+ * try to resume.
+ */
+function releaseWhenRead(
+  response: Response,
+  release: () => void,
+  abandoned?: () => boolean,
+): Response {
   const body = response.body;
   if (body === null) {
     release();
     return response;
   }
   const reader = body.getReader();
+  let released = false;
+  const releaseOnce = (): void => {
+    if (released) return;
+    released = true;
+    release();
+  };
+  const abandon = (): Promise<void> => {
+    releaseOnce();
+    reader.cancel().catch(() => undefined);
+    return unsettled();
+  };
   const wrapped = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let result: ReadableStreamReadResult<Uint8Array>;
       try {
-        const { done, value } = await reader.read();
-        if (done) {
-          release();
-          controller.close();
-        } else {
-          controller.enqueue(value);
-        }
+        result = await reader.read();
       } catch (error) {
-        release();
+        if (abandoned?.() === true) return abandon();
+        releaseOnce();
         controller.error(error);
+        return;
+      }
+      if (abandoned?.() === true) return abandon();
+      if (result.done) {
+        releaseOnce();
+        controller.close();
+      } else {
+        controller.enqueue(result.value);
       }
     },
     cancel(reason) {
-      release();
+      releaseOnce();
       return reader.cancel(reason);
     },
   });

@@ -1,0 +1,212 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Client } from '@modelcontextprotocol/client';
+import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
+import { createSessionFetch } from './session-fetch.ts';
+import { RequestSignals, SessionTransport } from './session-transport.ts';
+
+/**
+ * A 2026-07-28 request cancelled or timed out through a `SessionTransport` closes its HTTP
+ * request (the server sees the connection close) exactly as the SDK's own transport does, and
+ * like it reports no transport error and opens no resumption GET — without `AbortSignal.any`.
+ * Real HTTP: the demo server's modern endpoint behind a recording proxy on 127.0.0.1.
+ */
+
+/** One request the proxy forwarded. */
+interface ProxiedRequest {
+  method: string;
+  rpcMethod: string | undefined;
+  /** The client closed the connection before the answer was complete. */
+  closedEarly?: boolean;
+}
+
+let demo: DemoServer;
+let proxy: Server;
+let proxyUrl: URL;
+const proxied: ProxiedRequest[] = [];
+
+beforeAll(async () => {
+  demo = await startDemoServer({ toolCount: 0 });
+  const target = new URL(demo.modernUrl);
+  proxy = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      const entry: ProxiedRequest = {
+        method: request.method ?? '',
+        rpcMethod: body === '' ? undefined : (JSON.parse(body) as { method?: string }).method,
+      };
+      proxied.push(entry);
+      const upstream = new AbortController();
+      response.on('close', () => {
+        entry.closedEarly = !response.writableFinished;
+        upstream.abort();
+      });
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string' && name !== 'host' && name !== 'connection') {
+          headers.set(name, value);
+        }
+      }
+      fetch(target, {
+        method: request.method ?? 'GET',
+        headers,
+        ...(body === '' ? {} : { body }),
+        signal: upstream.signal,
+      }).then(
+        (answer) => {
+          response.writeHead(answer.status, Object.fromEntries(answer.headers));
+          if (answer.body === null) response.end();
+          else
+            Readable.fromWeb(answer.body as never)
+              .on('error', () => response.destroy())
+              .pipe(response);
+        },
+        () => response.destroy(),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = new URL(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/`);
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => proxy.close(resolve));
+  await demo.close();
+});
+
+const clients: Client[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  proxied.length = 0;
+});
+
+/** A client on the proxy through a `SessionTransport`, wired as `McpSession` wires it. */
+async function connect() {
+  const signals = new RequestSignals();
+  const lost: unknown[] = [];
+  const transport = new SessionTransport(
+    proxyUrl,
+    {
+      fetch: createSessionFetch({
+        baseFetch: (input, init) => fetch(input, init),
+        headers: {},
+        blockStandaloneGet: false,
+        requestSignals: signals,
+        onAnswerLost: (_id, cause) => lost.push(cause),
+      }),
+    },
+    signals,
+  );
+  const transportErrors: unknown[] = [];
+  transport.onerror = (error) => transportErrors.push(error);
+  const client = new Client(
+    { name: 'session-transport-test', version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
+  const clientErrors: unknown[] = [];
+  client.onerror = (error) => clientErrors.push(error);
+  clients.push(client);
+  await client.connect(transport);
+  return {
+    client,
+    signals,
+    errors: [...transportErrors, ...clientErrors],
+    transportErrors,
+    clientErrors,
+    lost,
+  };
+}
+
+function until(check: () => boolean): Promise<void> {
+  return vi.waitFor(() => expect(check()).toBe(true), { timeout: 5_000, interval: 10 });
+}
+
+const quiet = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+describe('SessionTransport (2026-07-28 per-request streams)', () => {
+  it('answers calls without ever combining signals with AbortSignal.any', async () => {
+    // The demo server runs in this process and combines signals of its own: only the client's
+    // calls (made from the SDK's client package) count.
+    const original = AbortSignal.any.bind(AbortSignal);
+    const callers: string[] = [];
+    vi.spyOn(AbortSignal, 'any').mockImplementation((signals) => {
+      callers.push(new Error('caller').stack ?? '');
+      return original(signals);
+    });
+    const { client } = await connect();
+    for (let call = 0; call < 3; call += 1) {
+      const result = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
+      expect(result.isError).not.toBe(true);
+    }
+    const progress: number[] = [];
+    await client.callTool(
+      { name: 'slow_count', arguments: { count: 2, delayMs: 5 } },
+      { onprogress: (update) => progress.push(update.progress) },
+    );
+    expect(progress).toEqual([1, 2]);
+    expect(callers.length).toBeGreaterThan(0); // the spy is live: the server's calls
+    expect(callers.filter((stack) => stack.includes('@modelcontextprotocol/client'))).toEqual([]);
+  });
+
+  it.each([
+    ['cancelled', { abortAtProgress: 2 }],
+    ['timed out', { timeout: 300 }],
+  ] as const)(
+    'a call %s mid-stream closes its stream on the server, with no error and no GET',
+    async (_how, plan) => {
+      const { client, signals, transportErrors, clientErrors, lost } = await connect();
+      const controller = new AbortController();
+      const call = client.callTool(
+        { name: 'slow_count', arguments: { count: 50, delayMs: 50 } },
+        {
+          signal: controller.signal,
+          ...('timeout' in plan ? { timeout: plan.timeout } : {}),
+          onprogress: (update) => {
+            if ('abortAtProgress' in plan && update.progress === plan.abortAtProgress) {
+              controller.abort(new Error('stopped by the test'));
+            }
+          },
+        },
+      );
+      await expect(call).rejects.toThrow();
+      const post = () => proxied.find((entry) => entry.rpcMethod === 'tools/call');
+      await until(() => post()?.closedEarly === true);
+      await quiet();
+      expect(transportErrors).toEqual([]);
+      expect(clientErrors).toEqual([]);
+      expect(lost).toEqual([]);
+      expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
+      expect(proxied.filter((entry) => entry.rpcMethod === 'notifications/cancelled')).toEqual([]);
+      // Nothing kept for the abandoned request.
+      for (let tag = 1; tag <= 10; tag += 1) expect(signals.get(String(tag))).toBeUndefined();
+      // The session goes on.
+      const next = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
+      expect(next.isError).not.toBe(true);
+    },
+  );
+
+  it('a call cancelled before its answer started closes the request, with no error', async () => {
+    const { client, transportErrors, clientErrors } = await connect();
+    const controller = new AbortController();
+    // No progress token: the modern endpoint answers with JSON once the tool is done.
+    const call = client.callTool(
+      { name: 'slow_count', arguments: { count: 5, delayMs: 100 } },
+      { signal: controller.signal },
+    );
+    await until(() => proxied.some((entry) => entry.rpcMethod === 'tools/call'));
+    controller.abort(new Error('stopped by the test'));
+    await expect(call).rejects.toThrow();
+    await until(
+      () => proxied.find((entry) => entry.rpcMethod === 'tools/call')?.closedEarly === true,
+    );
+    await quiet();
+    expect(transportErrors).toEqual([]);
+    expect(clientErrors).toEqual([]);
+    expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
+  });
+});
