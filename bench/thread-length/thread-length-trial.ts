@@ -4,6 +4,8 @@
  * `agent.execute()` until the model's `stream()` is called with the request.
  */
 import { Agent, type HistoryStore, type Item, type Model, type RunRecord } from '@switchboard/core';
+// Internal, not exported by the package: the real class the run builds each request's items with.
+import { BranchItems } from '../../packages/core/src/agent/branch-items.ts';
 
 /** Items per seeded run: a user message, four tool calls with their outputs, an answer. */
 export const ITEMS_PER_RUN = 10;
@@ -85,6 +87,49 @@ export class RecordingModel implements Model {
   }
 }
 
+/** The new message of every trial's run (and of every request built apart). */
+const NEW_MESSAGE = 'One more question, please.';
+
+/** How many request builds one {@link RequestBuild.time} averages (Chromium's clock is coarse). */
+const BUILDS_PER_SAMPLE = 5;
+
+/**
+ * The part of a run start that must grow with the thread, measured apart (issue 17 allows it:
+ * the model request carries the whole branch, context is not truncated): building the request's
+ * item array, `BranchItems.with` of the branch plus the new message — the one copy of the
+ * branch a run start makes (packages/core/src/agent/run.ts, `#callModel`), O(items), ≈ 80 KB of
+ * pointers at 10,000 items. A new array per request is what keeps a model adapter that changes
+ * its request's items from changing the thread cache, so it is not shared.
+ */
+export class RequestBuild {
+  readonly #branch: BranchItems;
+  /** The last array built, kept so that no build is optimised away. */
+  #last: Item[] = [];
+
+  /** `runs`: the branch's rows, root first (the seeded thread's). */
+  constructor(runs: readonly RunRecord[]) {
+    this.#branch = BranchItems.of(runs.flatMap((run) => run.items));
+  }
+
+  /** Items of one request (the branch plus the new message). */
+  get items(): number {
+    return this.#last.length;
+  }
+
+  /**
+   * Mean ms of one request's item array over {@link BUILDS_PER_SAMPLE} builds, each as a run
+   * start makes it (`with` a new message; the branch ends where its list does, as the thread
+   * cache's does in these trials).
+   */
+  time(): number {
+    const start = performance.now();
+    for (let build = 0; build < BUILDS_PER_SAMPLE; build += 1) {
+      this.#last = this.#branch.with([{ type: 'message', role: 'user', content: NEW_MESSAGE }]);
+    }
+    return (performance.now() - start) / BUILDS_PER_SAMPLE;
+  }
+}
+
 /** One measured run start. */
 export interface StartTrial {
   /** `execute()` → `stream()` called, in ms. */
@@ -106,9 +151,7 @@ export async function timeRunStart(
   parentRunId: string,
 ): Promise<StartTrial> {
   const start = performance.now();
-  const result = await agent
-    .execute({ threadId, parentRunId, messages: 'One more question, please.' })
-    .result();
+  const result = await agent.execute({ threadId, parentRunId, messages: NEW_MESSAGE }).result();
   return { ms: model.calledAt - start, items: model.items, status: result.status };
 }
 
