@@ -35,21 +35,18 @@ const SIZES = [100, 1_000, 10_000] as const;
 const WARM_TRIALS = 45;
 const COLD_TRIALS = 5;
 const REQUEST_TRIALS = 9;
+/** Request item arrays built per size, apart from any run start (a few µs each). */
+const BUILD_TRIALS = 45;
 /** Run start on 10,000 items ≤ this × on 100, per store. */
 const TARGET_RATIO = 1.5;
 
 type Size = (typeof SIZES)[number];
 type Samples = Record<Size, number[]>;
 
-/**
- * What one store measured: warm (thread open) and cold (new Agent) run starts per size, and
- * after each warm start the request's item array built apart (`RequestBuild`).
- */
+/** What one store measured: warm (thread open) and cold (new Agent) run starts per size. */
 interface StoreSamples {
   store: string;
   warm: Samples;
-  /** ms per request's item array, one build right after each warm start. */
-  build: Samples;
   cold: Samples;
   /** Items in each size's model request (the branch plus the new message). */
   items: Record<Size, number>;
@@ -69,18 +66,14 @@ async function measureStore(store: string, history: HistoryStore): Promise<Store
   const result: StoreSamples = {
     store,
     warm: emptySamples(),
-    build: emptySamples(),
     cold: emptySamples(),
     items: { 100: 0, 1000: 0, 10000: 0 },
   };
   const leaves = {} as Record<Size, string>;
   for (const size of SIZES) leaves[size] = await seedThread(history, `${store}-${size}`, size);
   const warm = {} as Record<Size, Awaited<ReturnType<typeof warmAgent>>>;
-  const builds = {} as Record<Size, RequestBuild>;
   for (const size of SIZES) {
     warm[size] = await warmAgent(history, `${store}-${size}`);
-    builds[size] = new RequestBuild(seededRuns(`${store}-${size}`, size));
-    builds[size].time();
     // One unmeasured start each (module and JIT warm-up).
     await timeRunStart(warm[size].agent, warm[size].model, `${store}-${size}`, leaves[size]);
   }
@@ -94,8 +87,6 @@ async function measureStore(store: string, history: HistoryStore): Promise<Store
       );
       if (sample.status !== 'completed') throw new Error(`${store} run ${sample.status}`);
       result.warm[size].push(sample.ms);
-      result.build[size].push(builds[size].time());
-      if (builds[size].items !== sample.items) throw new Error(`${store}: request sizes differ`);
       result.items[size] = sample.items;
     }
   }
@@ -140,6 +131,24 @@ async function measureRequests(): Promise<Record<Size, number[]>> {
   }
 }
 
+/**
+ * The request's item array apart: `BranchItems.with` of each size's branch plus a new message,
+ * as a run start builds it, timed alone in Node (Chromium's clock ticks in 0.1 ms). Its own
+ * loop, after the stores: builds between the trials would add their garbage to the starts.
+ */
+function measureRequestBuilds(): Samples {
+  const builds = {} as Record<Size, RequestBuild>;
+  for (const size of SIZES) builds[size] = new RequestBuild(seededRuns(`build-${size}`, size));
+  const samples = emptySamples();
+  for (let trial = -1; trial < BUILD_TRIALS; trial += 1) {
+    for (const size of orderOf(Math.max(trial, 0))) {
+      const ms = builds[size].time();
+      if (trial >= 0) samples[size].push(ms);
+    }
+  }
+  return samples;
+}
+
 /** IndexedDB in Chromium: the same trials in a page (bench/browser/pages/thread-length-page.ts). */
 async function measureIndexedDb(): Promise<StoreSamples> {
   return await withBrowserPage(
@@ -162,20 +171,6 @@ async function measureIndexedDb(): Promise<StoreSamples> {
 
 function ratio(samples: Samples): Summary {
   return summarize(pairedRatios(samples[10_000], samples[100]));
-}
-
-/**
- * Each warm start less the median build of the request's item array at its size (the judged
- * part). The median, not each start's neighbour: a GC pause or a preemption that lands in one
- * build would otherwise turn a start negative.
- */
-function lessRequestBuild(entry: StoreSamples): Samples {
-  const rest = emptySamples();
-  for (const size of SIZES) {
-    const build = summarize(entry.build[size]).median;
-    rest[size] = entry.warm[size].map((ms) => ms - build);
-  }
-  return rest;
 }
 
 export const threadLengthBenchmark: Benchmark = {
@@ -203,7 +198,6 @@ export const threadLengthBenchmark: Benchmark = {
       stores.push({
         store: 'PostgreSQL',
         warm: emptySamples(),
-        build: emptySamples(),
         cold: emptySamples(),
         items: { 100: 0, 1000: 0, 10000: 0 },
         skipped: `no PostgreSQL server: ${postgres.message}`,
@@ -223,6 +217,8 @@ export const threadLengthBenchmark: Benchmark = {
 
     log('model request part (openaiChatModel → scripted model server)');
     const requests = await measureRequests();
+    log("the request's item array (BranchItems.with)");
+    const builds = measureRequestBuilds();
 
     const measured = stores.filter((entry) => entry.skipped === undefined);
     const figures: Figure[] = [];
@@ -232,34 +228,19 @@ export const threadLengthBenchmark: Benchmark = {
         continue;
       }
       figures.push({
-        label: `${entry.store}: warm run start less the request's item array, 10,000 / 100 items`,
-        value: ratio(lessRequestBuild(entry)),
+        label: `${entry.store}: warm run start, 10,000 / 100 items`,
+        value: ratio(entry.warm),
         unit: 'ratio',
         note: `target ≤ ${TARGET_RATIO}; thread open in the agent (as after \`AgentChat.load()\`)`,
       });
-      figures.push({
-        label: `${entry.store}: warm run start, whole, 10,000 / 100 items`,
-        value: ratio(entry.warm),
-        unit: 'ratio',
-        note: "the request's item array included (not judged: it carries the whole branch)",
-      });
       for (const size of SIZES) {
         figures.push({
-          label: `${entry.store}: warm run start, whole, ${size.toLocaleString('en-US')} items`,
+          label: `${entry.store}: warm run start, ${size.toLocaleString('en-US')} items`,
           value: summarize(entry.warm[size]),
           unit: 'ms',
           note: `model request of ${entry.items[size].toLocaleString('en-US')} items`,
         });
       }
-      figures.push({
-        label: `${entry.store}: the request's item array (\`BranchItems.with\`), per size`,
-        value: SIZES.map(
-          (size) =>
-            `${size.toLocaleString('en-US')}: ${summarize(entry.build[size]).median.toFixed(4)} ms`,
-        ).join(', '),
-        unit: '',
-        note: 'median of one build after each warm start',
-      });
       figures.push({
         label: `${entry.store}: cold run start (new Agent), 10,000 / 100 items`,
         value: ratio(entry.cold),
@@ -280,21 +261,25 @@ export const threadLengthBenchmark: Benchmark = {
           `${size.toLocaleString('en-US')}: ${summarize(requests[size]).median.toFixed(2)} ms`,
       ).join(', '),
     });
-    const ratios = measured.map((entry) => ({
-      store: entry.store,
-      value: ratio(lessRequestBuild(entry)),
-      whole: ratio(entry.warm),
-    }));
+    figures.push({
+      label: "Request's item array part: `BranchItems.with` (branch + new message), per size",
+      value: SIZES.map(
+        (size) =>
+          `${size.toLocaleString('en-US')}: ${(summarize(builds[size]).median * 1000).toFixed(1)} µs`,
+      ).join(', '),
+      unit: '',
+      note:
+        `median of ${BUILD_TRIALS} interleaved builds; the one copy of the branch a run start ` +
+        'makes, part of every warm start above',
+    });
+    const ratios = measured.map((entry) => ({ store: entry.store, value: ratio(entry.warm) }));
     const met =
       measured.length === stores.length &&
       ratios.every((entry) => entry.value.median <= TARGET_RATIO);
     return {
       verdict: met ? 'met' : 'missed',
       headline: ratios
-        .map(
-          (entry) =>
-            `${entry.store} ×${entry.value.median.toFixed(2)} (whole ×${entry.whole.median.toFixed(2)})`,
-        )
+        .map((entry) => `${entry.store} ×${entry.value.median.toFixed(2)}`)
         .concat(
           stores
             .filter((entry) => entry.skipped !== undefined)
@@ -309,29 +294,28 @@ export const threadLengthBenchmark: Benchmark = {
         "double's `stream()` is called with the request (the request carries the whole branch: " +
         'context is not truncated). Warm: one Agent per thread that has read it (`loadThread`, as ' +
         `\`AgentChat.load()\` does), one unmeasured start, then ${WARM_TRIALS} trials per size with the ` +
-        `sizes in a rotating order. Judged (issue 17: "if the model request itself must carry the ` +
-        'whole thread, say so and measure that part apart"): each warm start less the request\'s ' +
-        'item array: the median, per size, of one build timed apart right after each warm start ' +
-        '(`BranchItems.with`, the class the run uses, of the same branch plus a new message; ' +
-        "Chromium's clock ticks in 0.1 ms, so there it reads 0 or 0.1). That array is the one " +
-        'copy of the branch a run start makes: each ' +
-        'request gets its own, so an adapter that changes its items cannot change the thread ' +
-        'cache; the whole start is reported beside it. ' +
-        `Cold: a new Agent per trial (${COLD_TRIALS} trials). Each trial ` +
+        `sizes in a rotating order. Cold: a new Agent per trial (${COLD_TRIALS} trials). Each trial ` +
         'branches from the seeded leaf, so every request of a size has the same items. Stores: ' +
         '`MemoryHistoryStore`; `JsonlHistoryStore` in a temporary directory; `PostgresHistoryStore` on a ' +
         'throwaway server (packages/fixtures); `IndexedDbHistoryStore` in Chromium (a page from ' +
         `127.0.0.1). Model request part apart: \`openaiChatModel\` against the scripted model server, ` +
-        `\`stream()\` until its first event, ${REQUEST_TRIALS} interleaved trials per size.`,
+        `\`stream()\` until its first event, ${REQUEST_TRIALS} interleaved trials per size. ` +
+        "The request's item array apart: `BranchItems.with` (the class a run start builds it " +
+        `with) of each size's branch plus a new message, ${BUILD_TRIALS} interleaved builds per ` +
+        'size in Node, after the stores (its garbage kept out of the starts).',
       notes: [
-        "Why the request's item array is measured apart, and that it is all that grows (memory " +
-          'store, 2026-12-02, load average 11–13 on 2 cores, 45 trials per size, 6 runs per side ' +
-          'interleaved): with the copy, whole-start ratio ×0.97–1.34 (median of the runs ×1.17), ' +
-          'less the median build ×0.93–1.27 (×1.12); with `BranchItems.with` patched to hand out ' +
-          'its list uncopied (an experiment, unsafe, not shipped) ×0.93–1.00 (×0.97). A CPU ' +
-          'profile of 3,000 starts at 100 vs 10,000 items differs only in `BranchItems.with` ' +
-          "(≈27 µs a start) and in GC time. Subtracting the build's median time leaves the GC " +
-          'and cache share of the copy in the judged figure, so it errs high.',
+        "What grows with the thread at a warm start is the request's item array and nothing " +
+          'else (memory store, 2026-12-02, load average 11–13 on 2 cores, 45 trials per size, 6 ' +
+          'runs per side interleaved, from source): whole-start ratio ×0.97–1.34 (median of the ' +
+          'runs ×1.17) as shipped, ×0.93–1.00 (×0.97) with `BranchItems.with` patched to hand ' +
+          'out its list uncopied (an experiment only: unsafe, not shipped). A CPU profile of ' +
+          '3,000 starts at 100 vs 10,000 items differs only in `BranchItems.with` (≈27 µs a ' +
+          'start) and in GC time. The copy stays: a request must own its array (an adapter that ' +
+          "changes its items must not change the thread cache), and each start's array differs " +
+          'from the last in its new message, so no array can be shared between starts. Its ' +
+          'direct time is small (the figure above); the rest of its cost at a start is GC and ' +
+          'cache misses, which subtracting the build time does not remove (tried: the ' +
+          'difference went negative in one run and still read ×1.52 in another).',
       ],
     };
   },

@@ -91,37 +91,33 @@ export class RecordingModel implements Model {
 const NEW_MESSAGE = 'One more question, please.';
 
 /**
- * The part of a run start that must grow with the thread, measured apart (issue 17 allows it:
- * the model request carries the whole branch, context is not truncated): building the request's
- * item array, `BranchItems.with` of the branch plus the new message — the one copy of the
- * branch a run start makes (packages/core/src/agent/run.ts, `#callModel`), O(items), ≈ 80 KB of
- * pointers at 10,000 items. A new array per request is what keeps a model adapter that changes
- * its request's items from changing the thread cache, so it is not shared.
+ * The part of a run start that grows with the thread, measured apart (issue 17 allows it: the
+ * model request carries the whole branch, context is not truncated): the request's item array,
+ * `BranchItems.with` of the branch plus the new message — the one copy of the branch a run start
+ * makes (packages/core/src/agent/run.ts, `#callModel`), O(items), ≈ 80 KB of pointers at 10,000
+ * items. Each request owns its array, so that a model adapter that changes its items cannot
+ * change the thread cache.
  */
 export class RequestBuild {
   readonly #branch: BranchItems;
-  /** The last array built, kept so that no build is optimised away. */
-  #last: Item[] = [];
 
   /** `runs`: the branch's rows, root first (the seeded thread's). */
   constructor(runs: readonly RunRecord[]) {
     this.#branch = BranchItems.of(runs.flatMap((run) => run.items));
   }
 
-  /** Items of one request (the branch plus the new message). */
-  get items(): number {
-    return this.#last.length;
-  }
-
   /**
    * ms to build one request's item array as a run start does (`with` a new message; the branch
-   * ends where its list does, as the thread cache's does in these trials). One build, as a run
-   * start makes one: in Chromium (a 0.1 ms clock) a build under a tick reads 0 or 0.1.
+   * ends where its list does, as the thread cache's does in the trials). Time it in Node:
+   * Chromium's clock ticks in 0.1 ms.
    */
   time(): number {
     const start = performance.now();
-    this.#last = this.#branch.with([{ type: 'message', role: 'user', content: NEW_MESSAGE }]);
-    return performance.now() - start;
+    const items = this.#branch.with([{ type: 'message', role: 'user', content: NEW_MESSAGE }]);
+    const ms = performance.now() - start;
+    // Read after timing: the build is used, so it cannot be optimised away.
+    if (items.length !== this.#branch.length + 1) throw new Error('request items: wrong count');
+    return ms;
   }
 }
 

@@ -5,20 +5,14 @@
 import { Agent, IndexedDbHistoryStore } from '@switchboard/core';
 import {
   RecordingModel,
-  RequestBuild,
   seedThread,
-  seededRuns,
   timeRunStart,
   warmAgent,
 } from '../../thread-length/thread-length-trial.ts';
 
-/**
- * Per size: warm and cold run starts (ms), the request's item array built apart after each warm
- * start (ms, paired with `warm` by index) and the items of the model request.
- */
+/** Per size: warm and cold run starts (ms) and the items of the model request. */
 export interface StartSample {
   warm: Record<number, number[]>;
-  build: Record<number, number[]>;
   cold: Record<number, number[]>;
   items: Record<number, number>;
 }
@@ -44,19 +38,15 @@ function orderOf(sizes: readonly number[], trial: number): number[] {
 
 window.benchThreadLength = async ({ databaseName, sizes, warmTrials, coldTrials }) => {
   const history = new IndexedDbHistoryStore({ databaseName });
-  const sample: StartSample = { warm: {}, build: {}, cold: {}, items: {} };
+  const sample: StartSample = { warm: {}, cold: {}, items: {} };
   const leaves = new Map<number, string>();
   const warm = new Map<number, Awaited<ReturnType<typeof warmAgent>>>();
-  const builds = new Map<number, RequestBuild>();
   for (const size of sizes) {
     leaves.set(size, await seedThread(history, `idb-${size}`, size));
     const agent = await warmAgent(history, `idb-${size}`);
     warm.set(size, agent);
-    builds.set(size, new RequestBuild(seededRuns(`idb-${size}`, size)));
-    builds.get(size)!.time();
     await timeRunStart(agent.agent, agent.model, `idb-${size}`, leaves.get(size)!);
     sample.warm[size] = [];
-    sample.build[size] = [];
     sample.cold[size] = [];
   }
   for (let trial = 0; trial < warmTrials; trial += 1) {
@@ -65,7 +55,6 @@ window.benchThreadLength = async ({ databaseName, sizes, warmTrials, coldTrials 
       const result = await timeRunStart(agent, model, `idb-${size}`, leaves.get(size)!);
       if (result.status !== 'completed') throw new Error(`run ${result.status}`);
       sample.warm[size]!.push(result.ms);
-      sample.build[size]!.push(builds.get(size)!.time());
       sample.items[size] = result.items;
     }
   }
