@@ -313,9 +313,9 @@ export const threadLengthBenchmark: Benchmark = {
           'start) and in GC time. The copy stays: a request must own its array (an adapter that ' +
           "changes its items must not change the thread cache), and each start's array differs " +
           'from the last in its new message, so no array can be shared between starts. Its ' +
-          'direct time is small (the figure above); the rest of its cost at a start is GC and ' +
-          'cache misses, which subtracting the build time does not remove (tried: the ' +
-          'difference went negative in one run and still read ×1.52 in another).',
+          'direct time is small (the figure above); the rest of its cost at a start is indirect ' +
+          '(more GC; not measured apart), which subtracting the build time does not remove ' +
+          '(tried: the difference went negative in one run and still read ×1.52 in another).',
       ],
     };
   },
