@@ -18,6 +18,7 @@ import type { Figure } from '../report.ts';
 import { pairedRatios, summarize, type Summary } from '../stats.ts';
 import {
   RecordingModel,
+  RequestBuild,
   seedThread,
   seededRuns,
   timeRunStart,
@@ -34,6 +35,8 @@ const SIZES = [100, 1_000, 10_000] as const;
 const WARM_TRIALS = 45;
 const COLD_TRIALS = 5;
 const REQUEST_TRIALS = 9;
+/** Request item arrays built per size, apart from any run start (a few µs each). */
+const BUILD_TRIALS = 45;
 /** Run start on 10,000 items ≤ this × on 100, per store. */
 const TARGET_RATIO = 1.5;
 
@@ -128,6 +131,24 @@ async function measureRequests(): Promise<Record<Size, number[]>> {
   }
 }
 
+/**
+ * The request's item array apart: `BranchItems.with` of each size's branch plus a new message,
+ * as a run start builds it, timed alone in Node (Chromium's clock ticks in 0.1 ms). Its own
+ * loop, after the stores: builds between the trials would add their garbage to the starts.
+ */
+function measureRequestBuilds(): Samples {
+  const builds = {} as Record<Size, RequestBuild>;
+  for (const size of SIZES) builds[size] = new RequestBuild(seededRuns(`build-${size}`, size));
+  const samples = emptySamples();
+  for (let trial = -1; trial < BUILD_TRIALS; trial += 1) {
+    for (const size of orderOf(Math.max(trial, 0))) {
+      const ms = builds[size].time();
+      if (trial >= 0) samples[size].push(ms);
+    }
+  }
+  return samples;
+}
+
 /** IndexedDB in Chromium: the same trials in a page (bench/browser/pages/thread-length-page.ts). */
 async function measureIndexedDb(): Promise<StoreSamples> {
   return await withBrowserPage(
@@ -196,6 +217,8 @@ export const threadLengthBenchmark: Benchmark = {
 
     log('model request part (openaiChatModel → scripted model server)');
     const requests = await measureRequests();
+    log("the request's item array (BranchItems.with)");
+    const builds = measureRequestBuilds();
 
     const measured = stores.filter((entry) => entry.skipped === undefined);
     const figures: Figure[] = [];
@@ -238,6 +261,17 @@ export const threadLengthBenchmark: Benchmark = {
           `${size.toLocaleString('en-US')}: ${summarize(requests[size]).median.toFixed(2)} ms`,
       ).join(', '),
     });
+    figures.push({
+      label: "Request's item array part: `BranchItems.with` (branch + new message), per size",
+      value: SIZES.map(
+        (size) =>
+          `${size.toLocaleString('en-US')}: ${(summarize(builds[size]).median * 1000).toFixed(1)} µs`,
+      ).join(', '),
+      unit: '',
+      note:
+        `median of ${BUILD_TRIALS} interleaved builds; the one copy of the branch a run start ` +
+        'makes, part of every warm start above',
+    });
     const ratios = measured.map((entry) => ({ store: entry.store, value: ratio(entry.warm) }));
     const met =
       measured.length === stores.length &&
@@ -265,8 +299,24 @@ export const threadLengthBenchmark: Benchmark = {
         '`MemoryHistoryStore`; `JsonlHistoryStore` in a temporary directory; `PostgresHistoryStore` on a ' +
         'throwaway server (packages/fixtures); `IndexedDbHistoryStore` in Chromium (a page from ' +
         `127.0.0.1). Model request part apart: \`openaiChatModel\` against the scripted model server, ` +
-        `\`stream()\` until its first event, ${REQUEST_TRIALS} interleaved trials per size.`,
-      notes: [],
+        `\`stream()\` until its first event, ${REQUEST_TRIALS} interleaved trials per size. ` +
+        "The request's item array apart: `BranchItems.with` (the class a run start builds it " +
+        `with) of each size's branch plus a new message, ${BUILD_TRIALS} interleaved builds per ` +
+        'size in Node, after the stores (its garbage kept out of the starts).',
+      notes: [
+        "What grows with the thread at a warm start is the request's item array and nothing " +
+          'else (memory store, 2026-12-02, load average 11–13 on 2 cores, 45 trials per size, 6 ' +
+          'runs per side interleaved, from source): whole-start ratio ×0.97–1.34 (median of the ' +
+          'runs ×1.17) as shipped, ×0.93–1.00 (×0.97) with `BranchItems.with` patched to hand ' +
+          'out its list uncopied (an experiment only: unsafe, not shipped). A CPU profile of ' +
+          '3,000 starts at 100 vs 10,000 items differs only in `BranchItems.with` (≈27 µs a ' +
+          'start) and in GC time. The copy stays: a request must own its array (an adapter that ' +
+          "changes its items must not change the thread cache), and each start's array differs " +
+          'from the last in its new message, so no array can be shared between starts. Its ' +
+          'direct time is small (the figure above); the rest of its cost at a start is indirect ' +
+          '(more GC; not measured apart), which subtracting the build time does not remove ' +
+          '(tried: the difference went negative in one run and still read ×1.52 in another).',
+      ],
     };
   },
 };

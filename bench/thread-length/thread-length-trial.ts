@@ -4,6 +4,8 @@
  * `agent.execute()` until the model's `stream()` is called with the request.
  */
 import { Agent, type HistoryStore, type Item, type Model, type RunRecord } from '@switchboard/core';
+// Internal, not exported by the package: the real class the run builds each request's items with.
+import { BranchItems } from '../../packages/core/src/agent/branch-items.ts';
 
 /** Items per seeded run: a user message, four tool calls with their outputs, an answer. */
 export const ITEMS_PER_RUN = 10;
@@ -85,6 +87,40 @@ export class RecordingModel implements Model {
   }
 }
 
+/** The new message of every trial's run (and of every request built apart). */
+const NEW_MESSAGE = 'One more question, please.';
+
+/**
+ * The part of a run start that grows with the thread, measured apart (issue 17 allows it: the
+ * model request carries the whole branch, context is not truncated): the request's item array,
+ * `BranchItems.with` of the branch plus the new message — the one copy of the branch a run start
+ * makes (packages/core/src/agent/run.ts, `#callModel`), O(items), ≈ 80 KB of pointers at 10,000
+ * items. Each request owns its array, so that a model adapter that changes its items cannot
+ * change the thread cache.
+ */
+export class RequestBuild {
+  readonly #branch: BranchItems;
+
+  /** `runs`: the branch's rows, root first (the seeded thread's). */
+  constructor(runs: readonly RunRecord[]) {
+    this.#branch = BranchItems.of(runs.flatMap((run) => run.items));
+  }
+
+  /**
+   * ms to build one request's item array as a run start does (`with` a new message; the branch
+   * ends where its list does, as the thread cache's does in the trials). Time it in Node:
+   * Chromium's clock ticks in 0.1 ms.
+   */
+  time(): number {
+    const start = performance.now();
+    const items = this.#branch.with([{ type: 'message', role: 'user', content: NEW_MESSAGE }]);
+    const ms = performance.now() - start;
+    // Read after timing: the build is used, so it cannot be optimised away.
+    if (items.length !== this.#branch.length + 1) throw new Error('request items: wrong count');
+    return ms;
+  }
+}
+
 /** One measured run start. */
 export interface StartTrial {
   /** `execute()` → `stream()` called, in ms. */
@@ -106,9 +142,7 @@ export async function timeRunStart(
   parentRunId: string,
 ): Promise<StartTrial> {
   const start = performance.now();
-  const result = await agent
-    .execute({ threadId, parentRunId, messages: 'One more question, please.' })
-    .result();
+  const result = await agent.execute({ threadId, parentRunId, messages: NEW_MESSAGE }).result();
   return { ms: model.calledAt - start, items: model.items, status: result.status };
 }
 
