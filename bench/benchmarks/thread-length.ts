@@ -33,6 +33,18 @@ const SIZES = [100, 1_000, 10_000] as const;
  * ratio wandering between ×1.2 and ×2.0 from one run to the next on an idle machine.
  */
 const WARM_TRIALS = 45;
+/**
+ * The memory store's starts take 0.1–0.3 ms, so 45 of them leave the median ratio at the mercy
+ * of a few scavenges (full runs of 45: ×1.41–1.72; the same code alone ×1.06–1.34): three times
+ * the trials there, still well under a second per size.
+ */
+const MEMORY_WARM_TRIALS = 3 * WARM_TRIALS;
+/**
+ * Unmeasured starts per size before the trials: a single one left the first trials to run code
+ * V8 had not yet optimised (the first run after a build saw `BranchItems.with` at 290 µs, not
+ * 6–15 µs).
+ */
+const WARM_UP_STARTS = 10;
 const COLD_TRIALS = 5;
 const REQUEST_TRIALS = 9;
 /** Request item arrays built per size, apart from any run start (a few µs each). */
@@ -62,7 +74,11 @@ function orderOf(trial: number): Size[] {
 }
 
 /** Seeds one thread per size in `history` and measures warm and cold run starts. */
-async function measureStore(store: string, history: HistoryStore): Promise<StoreSamples> {
+async function measureStore(
+  store: string,
+  history: HistoryStore,
+  trials = WARM_TRIALS,
+): Promise<StoreSamples> {
   const result: StoreSamples = {
     store,
     warm: emptySamples(),
@@ -74,10 +90,12 @@ async function measureStore(store: string, history: HistoryStore): Promise<Store
   const warm = {} as Record<Size, Awaited<ReturnType<typeof warmAgent>>>;
   for (const size of SIZES) {
     warm[size] = await warmAgent(history, `${store}-${size}`);
-    // One unmeasured start each (module and JIT warm-up).
-    await timeRunStart(warm[size].agent, warm[size].model, `${store}-${size}`, leaves[size]);
+    // Unmeasured starts (module and JIT warm-up).
+    for (let start = 0; start < WARM_UP_STARTS; start += 1) {
+      await timeRunStart(warm[size].agent, warm[size].model, `${store}-${size}`, leaves[size]);
+    }
   }
-  for (let trial = 0; trial < WARM_TRIALS; trial += 1) {
+  for (let trial = 0; trial < trials; trial += 1) {
     for (const size of orderOf(trial)) {
       const sample = await timeRunStart(
         warm[size].agent,
@@ -160,6 +178,7 @@ async function measureIndexedDb(): Promise<StoreSamples> {
         {
           databaseName: `bench-thread-length-${Date.now()}`,
           sizes: [...SIZES],
+          warmUpStarts: WARM_UP_STARTS,
           warmTrials: WARM_TRIALS,
           coldTrials: COLD_TRIALS,
         },
@@ -182,7 +201,7 @@ export const threadLengthBenchmark: Benchmark = {
   async run({ log }) {
     const stores: StoreSamples[] = [];
     log('memory');
-    stores.push(await measureStore('memory', new MemoryHistoryStore()));
+    stores.push(await measureStore('memory', new MemoryHistoryStore(), MEMORY_WARM_TRIALS));
 
     const directory = await mkdtemp(join(tmpdir(), 'bench-thread-length-'));
     try {
@@ -293,7 +312,8 @@ export const threadLengthBenchmark: Benchmark = {
         '`agent.execute({ threadId, parentRunId: <seeded leaf>, messages })` until the in-process model ' +
         "double's `stream()` is called with the request (the request carries the whole branch: " +
         'context is not truncated). Warm: one Agent per thread that has read it (`loadThread`, as ' +
-        `\`AgentChat.load()\` does), one unmeasured start, then ${WARM_TRIALS} trials per size with the ` +
+        `\`AgentChat.load()\` does), ${WARM_UP_STARTS} unmeasured starts, then ${WARM_TRIALS} trials per size ` +
+        `(${MEMORY_WARM_TRIALS} for the memory store, whose starts are sub-millisecond) with the ` +
         `sizes in a rotating order. Cold: a new Agent per trial (${COLD_TRIALS} trials). Each trial ` +
         'branches from the seeded leaf, so every request of a size has the same items. Stores: ' +
         '`MemoryHistoryStore`; `JsonlHistoryStore` in a temporary directory; `PostgresHistoryStore` on a ' +

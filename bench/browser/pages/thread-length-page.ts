@@ -23,6 +23,8 @@ declare global {
     benchThreadLength?: (options: {
       databaseName: string;
       sizes: number[];
+      /** Unmeasured starts per size before the trials (JIT warm-up). */
+      warmUpStarts: number;
       warmTrials: number;
       coldTrials: number;
     }) => Promise<StartSample>;
@@ -36,7 +38,13 @@ function orderOf(sizes: readonly number[], trial: number): number[] {
   return trial % 2 === 0 ? rotated : rotated.reverse();
 }
 
-window.benchThreadLength = async ({ databaseName, sizes, warmTrials, coldTrials }) => {
+window.benchThreadLength = async ({
+  databaseName,
+  sizes,
+  warmUpStarts,
+  warmTrials,
+  coldTrials,
+}) => {
   const history = new IndexedDbHistoryStore({ databaseName });
   const sample: StartSample = { warm: {}, cold: {}, items: {} };
   const leaves = new Map<number, string>();
@@ -45,7 +53,9 @@ window.benchThreadLength = async ({ databaseName, sizes, warmTrials, coldTrials 
     leaves.set(size, await seedThread(history, `idb-${size}`, size));
     const agent = await warmAgent(history, `idb-${size}`);
     warm.set(size, agent);
-    await timeRunStart(agent.agent, agent.model, `idb-${size}`, leaves.get(size)!);
+    for (let start = 0; start < warmUpStarts; start += 1) {
+      await timeRunStart(agent.agent, agent.model, `idb-${size}`, leaves.get(size)!);
+    }
     sample.warm[size] = [];
     sample.cold[size] = [];
   }
