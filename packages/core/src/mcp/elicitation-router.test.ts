@@ -13,7 +13,6 @@ function sseSessionFetch(router: ElicitationRouter, events: string) {
       new Response(events, { headers: { 'content-type': 'text/event-stream' } }),
     headers: {},
     blockStandaloneGet: false,
-    onAnswerLost: () => undefined,
     onServerRequest: (callKey, id) => router.noteServerRequest(sessionA, callKey, id),
   });
 }
