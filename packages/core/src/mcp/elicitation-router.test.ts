@@ -13,7 +13,6 @@ function sseSessionFetch(router: ElicitationRouter, events: string) {
       new Response(events, { headers: { 'content-type': 'text/event-stream' } }),
     headers: {},
     blockStandaloneGet: false,
-    onAnswerLost: () => undefined,
     onServerRequest: (callKey, id) => router.noteServerRequest(sessionA, callKey, id),
   });
 }
@@ -66,5 +65,25 @@ describe('ElicitationRouter', () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
     await (await sessionFetch('http://127.0.0.1/mcp', { method: 'POST', body })).text();
     expect(router.callFor(sessionA, 9)).toBeUndefined();
+  });
+
+  it('learns nothing from a 2026-07-28 answer (that revision has no server requests)', async () => {
+    const router = new ElicitationRouter();
+    router.attach(sessionA, 'first#1');
+    router.attach(sessionA, 'second#2');
+    const events =
+      'data: {"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{}}\n\n' +
+      'data: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n\n';
+    const sessionFetch = sseSessionFetch(router, events);
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'book', _meta: { 'dev.switchboard/callId': 'second#2' } },
+    });
+    const headers = new Headers({ 'mcp-protocol-version': '2026-07-28' });
+    const response = await sessionFetch('http://127.0.0.1/mcp', { method: 'POST', body, headers });
+    expect(await response.text()).toBe(events);
+    expect(router.callFor(sessionA, 5)).toBeUndefined();
   });
 });

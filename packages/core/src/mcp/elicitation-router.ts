@@ -10,10 +10,10 @@ export const CALL_ID_META_KEY = 'dev.switchboard/callId';
  *
  * 1. Streamable HTTP sends such a request on the SSE stream of the `tools/call` POST it relates
  *    to, but the MCP SDK's request handler does not say which stream a request came from. So the
- *    session's fetch (`connection/session-fetch.ts`), which already reads the `tools/call` body
- *    and watches its SSE answer for the response, reads our call key
- *    (`_meta[CALL_ID_META_KEY]`) too and reports the server request ids on that answer
- *    ({@link ElicitationRouter.noteServerRequest}); the bytes pass on unchanged.
+ *    session's fetch (`connection/session-fetch.ts`) reads our call key
+ *    (`_meta[CALL_ID_META_KEY]`) from a 2025-era `tools/call` body and reports the server
+ *    request ids on that call's SSE answer ({@link ElicitationRouter.noteServerRequest}); the
+ *    bytes pass on unchanged. (The 2026-07-28 revision has no server-to-client requests.)
  * 2. Otherwise (legacy HTTP+SSE, stdio, or a request on the standalone GET stream) the wire says
  *    nothing about the call, and the session does: the request belongs to the one call running
  *    on that session. `McpConnection.use({ exclusive: true })` makes sure that a legacy SSE

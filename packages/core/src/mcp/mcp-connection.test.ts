@@ -626,6 +626,56 @@ describe('McpConnection: errors', () => {
     expect(await connection.use(undefined, listToolNames)).toContain('get_weather');
   });
 
+  it('connection_lost at once when a 2026-07-28 SSE answer drops mid-stream', async () => {
+    const server = await demo();
+    const connection = connect({ url: new URL(server.modernUrl) });
+    await connection.use(undefined, listToolNames);
+    server.faults.dropMidStream = true;
+    const started = Date.now();
+
+    // A progress token makes the modern endpoint answer with SSE.
+    const error = await failure(
+      connection.use(undefined, (client) =>
+        client.callTool(
+          { name: 'slow_count', arguments: { count: 2, delayMs: 10 } },
+          { timeout: 10_000, onprogress: () => undefined },
+        ),
+      ),
+    );
+
+    expect(error.code).toBe('connection_lost');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await connection.use(undefined, listToolNames)).toContain('get_weather');
+  });
+
+  it.each([
+    ['2026-07-28', (server: DemoServer) => server.modernUrl],
+    ['2025 era', (server: DemoServer) => server.legacyUrl],
+  ])(
+    'an SSE answer that ends after its response is no loss (%s): no stray error',
+    async (_era, urlOf) => {
+      const server = await demo();
+      const errors: Error[] = [];
+      const connection = connect({
+        url: new URL(urlOf(server)),
+        setupClient: (client) => {
+          client.onerror = (error) => errors.push(error);
+        },
+      });
+      const progress: number[] = [];
+      const result = await connection.use(undefined, (client) =>
+        client.callTool(
+          { name: 'slow_count', arguments: { count: 2, delayMs: 10 } },
+          { onprogress: (update) => progress.push(update.progress) },
+        ),
+      );
+
+      expect(result.isError).not.toBe(true);
+      expect(progress.length).toBeGreaterThan(0);
+      expect(errors.map((error) => error.message)).toEqual([]);
+    },
+  );
+
   it('connection_lost when the legacy SSE event stream drops', async () => {
     const server = await demo();
     server.faults.dropMidStream = true;

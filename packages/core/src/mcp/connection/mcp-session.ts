@@ -18,7 +18,7 @@ import { createSessionFetch, type HandshakeRecord } from './session-fetch.ts';
 import { RequestSignals, SessionTransport } from './session-transport.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
 import type { RequestWaitingWatch } from './request-waiting.ts';
-import type { JsonRpcId } from './watch-event-stream.ts';
+import type { JsonRpcId } from './trace-server-requests.ts';
 import { carryTaskResults } from './task-result-envelope.ts';
 
 /** The `clientInfo` Switchboard announces. */
@@ -150,9 +150,7 @@ export class McpSession {
     });
     config.setupClient(client);
     const holder: { session?: McpSession } = {};
-    const transport = createTransport(options, client, (id, cause) =>
-      holder.session?.answerLost(id, cause),
-    );
+    const transport = createTransport(options, client, (id) => holder.session?.answerLost(id));
     const session = new McpSession(
       options,
       client,
@@ -302,14 +300,13 @@ export class McpSession {
    * JSON-RPC error response for it, so exactly that request fails now (as `connection_lost`,
    * see `toMcpError`) instead of at its timeout.
    */
-  answerLost(id: JsonRpcId, cause: unknown): void {
-    const reason = cause instanceof Error ? `: ${cause.message}` : '';
+  answerLost(id: JsonRpcId): void {
     this.transport.onmessage?.({
       jsonrpc: '2.0',
       id,
       error: {
         code: ANSWER_LOST_CODE,
-        message: `The event stream answering request ${id} ended before the response${reason}`,
+        message: `The event stream answering request ${id} ended before the response`,
         data: { ...CONNECTION_LOST_DATA },
       },
     });
@@ -340,7 +337,7 @@ export class McpSession {
 function createTransport(
   options: OpenSessionOptions,
   client: Client,
-  onAnswerLost: (id: JsonRpcId, cause: unknown) => void,
+  onAnswerLost: (id: JsonRpcId) => void,
 ): Transport {
   const { config, kind } = options;
   if (kind === 'custom') {
@@ -374,29 +371,31 @@ function createTransport(
     });
   }
   const requestSignals = new RequestSignals();
-  const streamableOptions = {
-    fetch: createSessionFetch({
-      baseFetch,
-      headers: options.headers,
-      middleware,
-      blockStandaloneGet: config.disableStandaloneSse === true,
-      tabLead: config.tabStreamLead,
-      requestWaiting: config.requestWaiting,
-      handshake: options.handshake,
-      requestSignals,
-      onAnswerLost,
-      ...(noteServerRequest === undefined
-        ? {}
-        : {
-            onServerRequest: (callKey: string, id: JsonRpcId) =>
-              noteServerRequest(client, callKey, id),
-          }),
-      ...(authFetch === undefined ? {} : { authFetch }),
-      ...(authProvider === undefined ? {} : { serverUrl: url }),
-    }),
-    ...(authProvider === undefined ? {} : { authProvider }),
-  };
-  return new SessionTransport(url, streamableOptions, requestSignals);
+  return new SessionTransport(
+    url,
+    {
+      fetch: createSessionFetch({
+        baseFetch,
+        headers: options.headers,
+        middleware,
+        blockStandaloneGet: config.disableStandaloneSse === true,
+        tabLead: config.tabStreamLead,
+        requestWaiting: config.requestWaiting,
+        handshake: options.handshake,
+        requestSignals,
+        ...(noteServerRequest === undefined
+          ? {}
+          : {
+              onServerRequest: (callKey: string, id: JsonRpcId) =>
+                noteServerRequest(client, callKey, id),
+            }),
+        ...(authFetch === undefined ? {} : { authFetch }),
+        ...(authProvider === undefined ? {} : { serverUrl: url }),
+      }),
+      ...(authProvider === undefined ? {} : { authProvider }),
+    },
+    { onAnswerLost, requestSignals },
+  );
 }
 
 /** Resolves after `milliseconds`, or at once when `signal` aborts. */

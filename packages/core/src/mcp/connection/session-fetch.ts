@@ -9,7 +9,10 @@ import {
 import { REQUEST_SIGNAL_HEADER, type RequestSignals } from './session-transport.ts';
 import { StandaloneStreamGate } from './standalone-stream-gate.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
-import { watchEventStream, type JsonRpcId } from './watch-event-stream.ts';
+import { traceServerRequests, type JsonRpcId } from './trace-server-requests.ts';
+
+/** The first protocol revision without server-to-client requests (the SDK does not export it). */
+const FIRST_MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /** What the session learnt from the answers to its handshake POSTs. */
 export interface HandshakeRecord {
@@ -60,14 +63,10 @@ export interface SessionFetchOptions {
   /** Streamable HTTP only: notes handshake answers into this record. */
   handshake?: HandshakeRecord;
   /**
-   * Streamable HTTP only: called when the SSE answer to request `id` ended or broke before the
-   * response arrived and cannot be resumed.
-   */
-  onAnswerLost?: (id: JsonRpcId, cause: unknown) => void;
-  /**
    * Streamable HTTP only: called with each server request (a pushed `elicitation/create`) that
    * arrives on the SSE answer to a `tools/call` or `tasks/result` POST carrying our call key
-   * (`_meta[CALL_ID_META_KEY]`), so the request can be routed to that call.
+   * (`_meta[CALL_ID_META_KEY]`), so the request can be routed to that call. Only 2025-era
+   * requests are watched: the 2026-07-28 revision has no server-to-client requests.
    */
   onServerRequest?: (callKey: string, serverRequestId: JsonRpcId) => void;
   /**
@@ -87,7 +86,9 @@ export interface SessionFetchOptions {
  * The fetch an HTTP transport of one session uses. From the transport inwards:
  * 0. throws `connection_refused` (`details.reason: 'offline'`) at once when the browser is
  *    offline (`navigator.onLine === false`): nothing is sent;
- * 1. watches handshake answers and SSE answers (see {@link SessionFetchOptions});
+ * 1. watches handshake answers, and the SSE answers of 2025-era calls for server requests (see
+ *    {@link SessionFetchOptions}; a lost answer is the transport's to notice, see
+ *    `SessionTransport`);
  * 2. answers the standalone GET with a synthetic 405 when `blockStandaloneGet` is set, or with
  *    a local stream the {@link StandaloneStreamGate} feeds when `tabLead` is given;
  * 3. applies the caller's headers (every request: POST, GET, DELETE, legacy SSE GET and POSTs);
@@ -97,7 +98,9 @@ export interface SessionFetchOptions {
  */
 export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
   const network = options.middleware ? options.middleware(options.baseFetch) : options.baseFetch;
-  const { handshake, onAnswerLost, onServerRequest, requestSignals } = options;
+  const { handshake, onServerRequest, requestSignals } = options;
+  // Worked out once: the caller's headers do not change over a session's life.
+  const callerHeaders = Object.entries(options.headers);
   /** Signals this fetch has been handed: one handed again is shared by many requests. */
   const seenSignals = new WeakSet<AbortSignal>();
   const gate =
@@ -113,7 +116,10 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     // instead of waiting for a time limit.
     // (The host is worked out only then: parsing the URL per request costs every call.)
     if (isBrowserOffline()) throwIfOffline(hostOf(input instanceof Request ? input.url : input));
-    const headers = new Headers(init?.headers);
+    // The SDK builds a fresh `Headers` per request: the caller's headers are added to it in place
+    // (a copy per request costs every call); anything else is read into a new one.
+    const given = init?.headers;
+    const headers = given instanceof Headers ? given : new Headers(given);
     const tag = requestSignals === undefined ? null : headers.get(REQUEST_SIGNAL_HEADER);
     if (tag !== null) headers.delete(REQUEST_SIGNAL_HEADER);
     const requestSignal = tag === null ? undefined : requestSignals?.get(tag);
@@ -121,7 +127,7 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     if (options.blockStandaloneGet && method === 'GET' && !headers.has('last-event-id')) {
       return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
     }
-    for (const [name, value] of Object.entries(options.headers)) {
+    for (const [name, value] of callerHeaders) {
       if (!headers.has(name)) headers.set(name, value);
     }
     if (gate !== undefined && method === 'GET' && !headers.has('last-event-id')) {
@@ -129,7 +135,8 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       return gate.answer(url, headers, init?.signal ?? undefined);
     }
     // The JSON-RPC message in a POST body is read only when something needs it (the gate, a
-    // handshake answer, an SSE answer, a request that waits): most calls never parse it again.
+    // handshake answer, a 2025-era SSE answer, a request that waits): most calls never parse it
+    // again.
     let parsed: RpcRequest | undefined | null = null;
     const requestOf = (): RpcRequest | undefined => {
       if (parsed === null) parsed = method === 'POST' ? rpcRequestOf(init?.body) : undefined;
@@ -188,11 +195,13 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
             };
     let response: Response;
     try {
-      const answer = await network(input, {
-        ...init,
-        headers,
-        ...(signal === undefined ? {} : { signal }),
-      });
+      // The SDK's own `init` goes on as it is when nothing in it changed (no copy per request).
+      const answer = await network(
+        input,
+        init !== undefined && headers === given && signal === outer
+          ? init
+          : { ...init, headers, ...(signal === undefined ? {} : { signal }) },
+      );
       response = release === undefined ? answer : releaseWhenRead(answer, release, abandoned);
     } catch (error) {
       release?.();
@@ -214,7 +223,8 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       }
     }
     if (
-      onAnswerLost === undefined ||
+      onServerRequest === undefined ||
+      isModernEra(headers) ||
       !response.ok ||
       response.body === null ||
       !isEventStream(response)
@@ -222,19 +232,16 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       return response;
     }
     const answered = requestOf();
-    const id = answered?.id;
-    if (id === undefined) return response;
     const callKey = answered?.callKey;
-    const tracesCall =
-      callKey !== undefined &&
-      onServerRequest !== undefined &&
-      (answered?.method === 'tools/call' || answered?.method === 'tasks/result');
-    const body = watchEventStream(
-      response.body,
-      id,
-      signal,
-      (cause) => onAnswerLost(id, cause),
-      tracesCall ? (serverRequestId) => onServerRequest(callKey, serverRequestId) : undefined,
+    if (
+      answered?.id === undefined ||
+      callKey === undefined ||
+      (answered.method !== 'tools/call' && answered.method !== 'tasks/result')
+    ) {
+      return response;
+    }
+    const body = traceServerRequests(response.body, (serverRequestId) =>
+      onServerRequest(callKey, serverRequestId),
     );
     return new Response(body, {
       status: response.status,
@@ -339,6 +346,15 @@ function reachesServer(input: RequestInfo | URL, options: SessionFetchOptions): 
     return target.origin === serverUrl.origin && target.pathname === serverUrl.pathname;
   }
   return target.origin === serverOrigin && !target.pathname.startsWith('/.well-known/');
+}
+
+/**
+ * True for a request of the 2026-07-28 era or later (its `MCP-Protocol-Version` header; protocol
+ * versions are dates, so they compare as strings). Such a session has no server-to-client requests.
+ */
+function isModernEra(headers: Headers): boolean {
+  const version = headers.get('mcp-protocol-version');
+  return version !== null && version >= FIRST_MODERN_PROTOCOL_VERSION;
 }
 
 function isEventStream(response: Response): boolean {

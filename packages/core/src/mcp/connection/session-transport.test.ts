@@ -97,10 +97,9 @@ async function connect() {
         headers: {},
         blockStandaloneGet: false,
         requestSignals: signals,
-        onAnswerLost: (_id, cause) => lost.push(cause),
       }),
     },
-    signals,
+    { onAnswerLost: (id) => lost.push(id), requestSignals: signals },
   );
   const transportErrors: unknown[] = [];
   transport.onerror = (error) => transportErrors.push(error);

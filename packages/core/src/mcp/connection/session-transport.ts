@@ -3,7 +3,9 @@ import type {
   JSONRPCMessage,
   StreamableHTTPClientTransportOptions,
 } from '@modelcontextprotocol/client';
+import type { JsonRpcId } from './trace-server-requests.ts';
 
+/** The options the SDK transport's `send` takes. */
 type SendOptions = Parameters<StreamableHTTPClientTransport['send']>[1];
 
 /**
@@ -11,6 +13,12 @@ type SendOptions = Parameters<StreamableHTTPClientTransport['send']>[1];
  * fetch, which removes it before anything else sees the request (it never reaches the network).
  */
 export const REQUEST_SIGNAL_HEADER = 'x-switchboard-request-signal';
+
+/**
+ * Once this many requests are waiting, the next request first forgets the ones the SDK aborted
+ * (their streams end without a word: see {@link SessionTransport}). Doubles with what is left.
+ */
+const FIRST_SWEEP_AT = 64;
 
 /**
  * The per-request signals of one session's requests in flight, by tag: how the session fetch
@@ -38,14 +46,36 @@ export class RequestSignals {
   }
 }
 
+/** What a {@link SessionTransport} reports to, and shares with, its session. */
+export interface SessionTransportHooks {
+  /**
+   * Called with the id of a request whose SSE answer ended or broke before the response, and
+   * cannot be resumed.
+   */
+  onAnswerLost: (id: JsonRpcId) => void;
+  /** Where the session fetch finds each request's own signal (see {@link SessionTransport}). */
+  requestSignals: RequestSignals;
+}
+
 /**
- * The SDK's Streamable HTTP transport, except that a request's own signal (2026-07-28 era:
- * `TransportSendOptions.requestSignal`, aborted to cancel the request by closing its stream)
- * reaches the session fetch beside the transport's signal instead of combined with it.
+ * The Streamable HTTP transport of one session: the SDK's, with two differences.
  *
- * Why: the SDK's transport combines its one long-lived signal with each request's through
- * `AbortSignal.any`, and Node keeps a dependant reference on the long-lived source per call —
- * for ever on Node 20 (measured: 20,000 calls → 20,000 references, about 70 bytes each), and on
+ * **A lost answer fails its request at once.** When the SSE answer to a request ends or breaks
+ * before the response arrived and will not be resumed, the SDK (2.4) only reports it through
+ * `onerror` and leaves the request pending until its timeout. This transport then calls
+ * `onAnswerLost(id)`, so that exactly that request can fail now (`McpSession.answerLost`). How:
+ * the SDK's `send(message, options)` honours `options.onRequestStreamEnd`, called when a POST's
+ * SSE answer ended or broke and will not be resumed (also after its resumption attempts ran
+ * out), and not when the SDK aborted it on purpose. `Protocol` does not pass one for its
+ * requests, so this transport adds it per request. A stream that ends after the response is no
+ * loss: the transport notes responses as they pass (`onmessage`, set before the client
+ * connects, which `Protocol.connect` calls first). Nothing reads or wraps the stream for this.
+ *
+ * **A request's own signal is never combined with the transport's.** On the 2026-07-28 era the
+ * SDK gives each request a signal (`TransportSendOptions.requestSignal`, aborted to cancel the
+ * request by closing its stream) and combines it with its one long-lived signal through
+ * `AbortSignal.any`; Node keeps a dependant reference on the long-lived source per call — for
+ * ever on Node 20 (measured: 20,000 calls → 20,000 references, about 70 bytes each), and on
  * Node 22 until the combined signal is collected, which undici's listener on it delays
  * indefinitely. Here the SDK is never handed a request signal, so it combines nothing; the
  * request is tagged through the public per-request `headers` option instead, and the session
@@ -55,30 +85,77 @@ export class RequestSignals {
  * SDK reports no error and opens no resumption GET, as it does for an abort it knows as its own
  * (the request was already settled by the caller).
  *
- * A request sent with a `resumptionToken` keeps its signal as the SDK has it: that path sends
- * no per-request headers.
+ * A request sent with a `resumptionToken` goes to the SDK as it is: it travels on a GET that
+ * sends no per-request headers and gives no end notice.
  */
 export class SessionTransport extends StreamableHTTPClientTransport {
-  readonly #requestSignals: RequestSignals;
+  readonly #hooks: SessionTransportHooks;
+  /** Requests sent and not answered yet: id → their own signal (2026-07-28 era). */
+  readonly #waiting = new Map<JsonRpcId, AbortSignal | undefined>();
+  #sweepAt = FIRST_SWEEP_AT;
 
-  constructor(url: URL, options: StreamableHTTPClientTransportOptions, signals: RequestSignals) {
+  /**
+   * @param url The MCP endpoint.
+   * @param options The SDK transport's options.
+   * @param hooks What the transport reports to and shares with its session.
+   */
+  constructor(
+    url: URL,
+    options: StreamableHTTPClientTransportOptions,
+    hooks: SessionTransportHooks,
+  ) {
     super(url, options);
-    this.#requestSignals = signals;
+    this.#hooks = hooks;
+    // A response: its request has its answer, whatever its stream does next.
+    this.onmessage = (message) => {
+      if (!('method' in message) && 'id' in message && message.id !== undefined) {
+        this.#waiting.delete(message.id);
+      }
+    };
   }
 
-  override async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
-    if (options?.requestSignal === undefined || options.resumptionToken !== undefined) {
+  override send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    // Only a request (method and id) has an answer to lose.
+    if (!('method' in message) || !('id' in message) || options?.resumptionToken !== undefined) {
       return super.send(message, options);
     }
-    const { requestSignal, ...others } = options;
-    const tag = this.#requestSignals.add(requestSignal);
-    try {
-      await super.send(message, {
-        ...others,
-        headers: { ...others.headers, [REQUEST_SIGNAL_HEADER]: tag },
-      });
-    } finally {
-      this.#requestSignals.forget(tag);
+    const id = message.id;
+    if (this.#waiting.size >= this.#sweepAt) this.#forgetAborted();
+    const { requestSignal, ...others } = options ?? {};
+    this.#waiting.set(id, requestSignal);
+    const theirs = others.onRequestStreamEnd;
+    const onRequestStreamEnd = (): void => {
+      if (this.#waiting.delete(id)) this.#hooks.onAnswerLost(id);
+      theirs?.();
+    };
+    const { requestSignals } = this.#hooks;
+    const tag = requestSignal === undefined ? undefined : requestSignals.add(requestSignal);
+    const sent = super.send(message, {
+      ...others,
+      onRequestStreamEnd,
+      ...(tag === undefined
+        ? {}
+        : { headers: { ...others.headers, [REQUEST_SIGNAL_HEADER]: tag } }),
+    });
+    // The POST failed: the SDK rejects the request itself. (An abandoned request's send never
+    // settles; the session fetch forgets its tag, and the sweep its entry.)
+    return sent.then(
+      () => {
+        if (tag !== undefined) requestSignals.forget(tag);
+      },
+      (error: unknown) => {
+        this.#waiting.delete(id);
+        if (tag !== undefined) requestSignals.forget(tag);
+        throw error;
+      },
+    );
+  }
+
+  /** Forgets the requests whose own signal was aborted (cancelled, timed out). */
+  #forgetAborted(): void {
+    for (const [id, signal] of this.#waiting) {
+      if (signal?.aborted === true) this.#waiting.delete(id);
     }
+    this.#sweepAt = Math.max(FIRST_SWEEP_AT, this.#waiting.size * 2);
   }
 }
