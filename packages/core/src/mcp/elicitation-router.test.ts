@@ -6,6 +6,16 @@ import { ElicitationRouter } from './elicitation-router.ts';
 const sessionA = {} as Client;
 const sessionB = {} as Client;
 
+/** The POST body of a `tools/call` request `id` carrying the call key `callKey`. */
+function toolsCallBody(id: number, callKey: string): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'book', _meta: { 'dev.switchboard/callId': callKey } },
+  });
+}
+
 /** A session fetch on `sessionA` whose every POST is answered with the SSE `events`. */
 function sseSessionFetch(router: ElicitationRouter, events: string) {
   return createSessionFetch({
@@ -43,12 +53,7 @@ describe('ElicitationRouter', () => {
       'event: message\ndata: {"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{}}\n\n' +
       'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n\n';
     const sessionFetch = sseSessionFetch(router, events);
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'book', _meta: { 'dev.switchboard/callId': 'second#2' } },
-    });
+    const body = toolsCallBody(1, 'second#2');
     const response = await sessionFetch('http://127.0.0.1/mcp', { method: 'POST', body });
     expect(await response.text()).toBe(events); // the bytes pass unchanged
     expect(router.callFor(sessionA, 5)).toBe('second#2');
@@ -75,12 +80,7 @@ describe('ElicitationRouter', () => {
       'data: {"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{}}\n\n' +
       'data: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n\n';
     const sessionFetch = sseSessionFetch(router, events);
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'book', _meta: { 'dev.switchboard/callId': 'second#2' } },
-    });
+    const body = toolsCallBody(1, 'second#2');
     const headers = new Headers({ 'mcp-protocol-version': '2026-07-28' });
     const response = await sessionFetch('http://127.0.0.1/mcp', { method: 'POST', body, headers });
     expect(await response.text()).toBe(events);
