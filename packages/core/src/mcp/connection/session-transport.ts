@@ -125,7 +125,11 @@ export class SessionTransport extends StreamableHTTPClientTransport {
     this.#waiting.set(id, requestSignal);
     const theirs = others.onRequestStreamEnd;
     const onRequestStreamEnd = (): void => {
-      if (this.#waiting.delete(id)) this.#hooks.onAnswerLost(id);
+      // A request its caller already gave up on (cancelled, timed out) has nobody to tell: an
+      // error answer for its id would only reach the SDK as one for an unknown request.
+      if (this.#waiting.delete(id) && requestSignal?.aborted !== true) {
+        this.#hooks.onAnswerLost(id);
+      }
       theirs?.();
     };
     const { requestSignals } = this.#hooks;
