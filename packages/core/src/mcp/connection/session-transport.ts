@@ -87,6 +87,12 @@ export interface SessionTransportHooks {
  *
  * A request sent with a `resumptionToken` goes to the SDK as it is: it travels on a GET that
  * sends no per-request headers and gives no end notice.
+ *
+ * Known gap: when a server that numbers its events (an event store) cuts an answer's stream, the
+ * SDK resumes it with its own GET (`Last-Event-ID`), which carries no tag either. A cancel after
+ * that does not close the GET: it stays open until the server ends it (the SDK's transport
+ * closes it at once). Mapping each event id to its request's signal would let the fetch abandon
+ * it too.
  */
 export class SessionTransport extends StreamableHTTPClientTransport {
   readonly #hooks: SessionTransportHooks;
