@@ -86,6 +86,21 @@ function manualRenders() {
   };
 }
 
+/** A streaming store behind a render-budgeted `frameBatchedStore` (share ½) on manual clocks. */
+function budgetedStore() {
+  const store = source({ status: 'streaming', count: 0 });
+  const frames = manualFrames();
+  const renders = manualRenders();
+  const batched = frameBatchedStore(store, {
+    isUrgent: statusChanged,
+    schedule: frames.schedule,
+    afterRender: renders.afterRender,
+    now: renders.now,
+    renderShare: 0.5,
+  });
+  return { store, frames, renders, batched };
+}
+
 describe('frameBatchedStore', () => {
   afterEach(() => {
     vi.unstubAllGlobals();
@@ -172,16 +187,7 @@ describe('frameBatchedStore', () => {
   });
 
   it('spaces out publishes while rendering is expensive, keeping renders to their share of the time', () => {
-    const store = source({ status: 'streaming', count: 0 });
-    const frames = manualFrames();
-    const renders = manualRenders();
-    const batched = frameBatchedStore(store, {
-      isUrgent: statusChanged,
-      schedule: frames.schedule,
-      afterRender: renders.afterRender,
-      now: renders.now,
-      renderShare: 0.5,
-    });
+    const { store, frames, renders, batched } = budgetedStore();
     const notified: number[] = [];
     batched.subscribe(() => notified.push(batched.getSnapshot().count));
 
@@ -207,15 +213,7 @@ describe('frameBatchedStore', () => {
   });
 
   it('publishes nothing that is not urgent until the last render was measured, but urgent changes at once', () => {
-    const store = source({ status: 'streaming', count: 0 });
-    const frames = manualFrames();
-    const renders = manualRenders();
-    const batched = frameBatchedStore(store, {
-      isUrgent: statusChanged,
-      schedule: frames.schedule,
-      afterRender: renders.afterRender,
-      now: renders.now,
-    });
+    const { store, frames, renders, batched } = budgetedStore();
     const notified: State[] = [];
     batched.subscribe(() => notified.push(batched.getSnapshot()));
 
