@@ -378,7 +378,10 @@ describe('Agent.asTool: a sub-agent run as a tool', () => {
     );
 
     expect(results.map((result) => result.status).sort()).toEqual(['completed', 'failed']);
-    expect(results.find((result) => result.status === 'failed')?.error?.code).toBe('run_claimed');
+    // `not_paused` when the winner had finished before the loser read the thread (under load).
+    expect(['run_claimed', 'not_paused']).toContain(
+      results.find((result) => result.status === 'failed')?.error?.code,
+    );
     expect(remove.runs).toEqual(['/tmp/a']);
     expectEveryCallAnsweredOnce(await itemsOf(history, 'parent'));
   });

@@ -127,7 +127,9 @@ export function describeRunClaims(
       const winner = approved.status === 'completed' ? approved : rejected;
       const loser = winner === approved ? rejected : approved;
       expect(winner.status).toBe('completed');
-      expect(loser).toMatchObject({ status: 'failed', error: { code: 'run_claimed' } });
+      expect(loser.status).toBe('failed');
+      // As above: `not_paused` when the winner had finished before the loser read the thread.
+      expect(['run_claimed', 'not_paused']).toContain(loser.error?.code);
       const items = (await clients.second.loadRuns('t')).flatMap((row) => row.items);
       expectEveryCallAnsweredOnce(items);
       const output = items.find(

@@ -106,7 +106,8 @@ describe.each([
     const outcomes = [a.result, b.result]
       .map((result) => result.error?.code ?? result.status)
       .sort();
-    expect(outcomes).toEqual(['completed', 'run_claimed']);
+    // `not_paused` when the winner had finished before the loser's request arrived (under load).
+    expect([['completed', 'run_claimed'], ['completed', 'not_paused']]).toContainEqual(outcomes);
     expect(toolCalls(demo)).toBe(before + 1);
     const winner = a.result.status === 'completed' ? a : b;
     const output = winner.chunks.find((chunk) => chunk.type === 'tool.result');
