@@ -272,8 +272,8 @@ function withoutRequestTag(init: RequestInit | undefined): RequestInit | undefin
 }
 
 /**
- * `response` whose body calls `release` once it is read to the end, fails or is cancelled. Once
- * `abandoned()` is true, the body is cancelled on the network and the reader's pending read is
+ * `response`, calling `release` once its body is read to the end, fails or is cancelled. Once
+ * `abandoned()` is true, the body is cancelled on the network and the SDK's pending read of it is
  * never answered (see `SessionTransport`): no error and no end, which the SDK would report or
  * try to resume.
  */
@@ -282,18 +282,63 @@ function releaseWhenRead(
   release: () => void,
   abandoned?: () => boolean,
 ): Response {
-  const body = response.body;
-  if (body === null) {
+  if (response.body === null) {
     release();
     return response;
   }
-  const reader = body.getReader();
   let released = false;
   const releaseOnce = (): void => {
     if (released) return;
     released = true;
     release();
   };
+  return isEventStream(response)
+    ? releaseWhenStreamRead(response, releaseOnce, abandoned)
+    : releaseWhenConsumed(response, releaseOnce, abandoned);
+}
+
+/**
+ * A JSON (or error, or empty `202`) answer: the SDK reads it whole, through `json()` or `text()`
+ * and nothing else, so those two are wrapped on the response itself. No stream per request: a
+ * wrapped body cost every call (about 100 µs of CPU at 64 calls in flight).
+ */
+function releaseWhenConsumed(
+  response: Response,
+  release: () => void,
+  abandoned: (() => boolean) | undefined,
+): Response {
+  const settle = <T>(read: Promise<T>): Promise<T> =>
+    read.then(
+      (value) => {
+        release();
+        return abandoned?.() === true ? unsettled<T>() : value;
+      },
+      (error: unknown) => {
+        release();
+        if (abandoned?.() === true) return unsettled<T>();
+        throw error;
+      },
+    );
+  const readJson = response.json.bind(response);
+  const readText = response.text.bind(response);
+  const consumable = response as Response & { json: Response['json']; text: Response['text'] };
+  consumable.json = () => settle(readJson());
+  consumable.text = () => settle(readText());
+  return response;
+}
+
+/** The stream wrapper of {@link releaseWhenRead}: an SSE answer, read chunk by chunk. */
+function releaseWhenStreamRead(
+  response: Response,
+  releaseOnce: () => void,
+  abandoned: (() => boolean) | undefined,
+): Response {
+  const body = response.body;
+  if (body === null) {
+    releaseOnce();
+    return response;
+  }
+  const reader = body.getReader();
   const abandon = (): Promise<void> => {
     releaseOnce();
     reader.cancel().catch(() => undefined);

@@ -26,6 +26,8 @@ let demo: DemoServer;
 let proxy: Server;
 let proxyUrl: URL;
 const proxied: ProxiedRequest[] = [];
+/** Set: the proxy answers `tools/call` itself with JSON headers and half a body, then holds. */
+let holdJsonAnswer = false;
 
 beforeAll(async () => {
   demo = await startDemoServer({ toolCount: 0 });
@@ -45,6 +47,11 @@ beforeAll(async () => {
         entry.closedEarly = !response.writableFinished;
         upstream.abort();
       });
+      if (holdJsonAnswer && entry.rpcMethod === 'tools/call') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"jsonrpc":"2.0",');
+        return;
+      }
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {
         if (typeof value === 'string' && name !== 'host' && name !== 'connection') {
@@ -83,6 +90,7 @@ afterEach(async () => {
   vi.restoreAllMocks();
   await Promise.all(clients.splice(0).map((client) => client.close()));
   proxied.length = 0;
+  holdJsonAnswer = false;
 });
 
 /** A client on the proxy through a `SessionTransport`, wired as `McpSession` wires it. */
@@ -207,5 +215,32 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
     expect(transportErrors).toEqual([]);
     expect(clientErrors).toEqual([]);
     expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
+  });
+
+  it('a call cancelled while its JSON answer arrives closes the request, with no error', async () => {
+    const { client, signals, transportErrors, clientErrors, lost } = await connect();
+    holdJsonAnswer = true;
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: 'get_weather', arguments: { city: 'Oslo' } },
+      { signal: controller.signal },
+    );
+    await until(() => proxied.some((entry) => entry.rpcMethod === 'tools/call'));
+    // The answer's headers and first bytes reach the client: the SDK is reading its body.
+    await quiet();
+    controller.abort(new Error('stopped by the test'));
+    await expect(call).rejects.toThrow('stopped by the test');
+    await until(
+      () => proxied.find((entry) => entry.rpcMethod === 'tools/call')?.closedEarly === true,
+    );
+    await quiet();
+    expect(transportErrors).toEqual([]);
+    expect(clientErrors).toEqual([]);
+    expect(lost).toEqual([]);
+    expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
+    for (let tag = 1; tag <= 10; tag += 1) expect(signals.get(String(tag))).toBeUndefined();
+    holdJsonAnswer = false;
+    const next = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
+    expect(next.isError).not.toBe(true);
   });
 });
