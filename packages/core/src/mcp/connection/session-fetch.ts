@@ -122,8 +122,16 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     const headers = given instanceof Headers ? given : new Headers(given);
     const tag = requestSignals === undefined ? null : headers.get(REQUEST_SIGNAL_HEADER);
     if (tag !== null) headers.delete(REQUEST_SIGNAL_HEADER);
-    const requestSignal = tag === null ? undefined : requestSignals?.get(tag);
     const method = (init?.method ?? 'GET').toUpperCase();
+    // A GET that resumes a request's answer is that request's, found by the event id it resumes.
+    const resumedEvent =
+      requestSignals === undefined || method !== 'GET' ? null : headers.get('last-event-id');
+    const requestSignal =
+      tag !== null
+        ? requestSignals?.get(tag)
+        : resumedEvent !== null
+          ? requestSignals?.forEvent(resumedEvent)
+          : undefined;
     if (options.blockStandaloneGet && method === 'GET' && !headers.has('last-event-id')) {
       return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
     }
@@ -169,11 +177,12 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     // Cancelled, not closed: the caller has settled the request already (`SessionTransport`).
     // Once it is, its tag is forgotten too: the SDK's send that would forget it never returns.
     const abandoned =
-      requestSignal === undefined || tag === null
+      requestSignal === undefined
         ? undefined
         : (): boolean => {
             if (!requestSignal.aborted || outer?.aborted === true) return false;
-            requestSignals?.forget(tag);
+            if (tag !== null) requestSignals?.forget(tag);
+            if (resumedEvent !== null) requestSignals?.forgetEvent(resumedEvent);
             return true;
           };
     if (abandoned?.() === true) {

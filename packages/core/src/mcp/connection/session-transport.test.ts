@@ -1,8 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, type StreamableHTTPClientTransportOptions } from '@modelcontextprotocol/client';
 import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { createSessionFetch } from './session-fetch.ts';
 import { RequestSignals, SessionTransport } from './session-transport.ts';
@@ -28,6 +28,11 @@ let proxyUrl: URL;
 const proxied: ProxiedRequest[] = [];
 /** Set: the proxy answers `tools/call` itself with JSON headers and half a body, then holds. */
 let holdJsonAnswer = false;
+/**
+ * Set: the proxy acts as a server with an event store that closes each SSE answer after its
+ * first event, numbered (`id:`), and holds every resuming GET (`Last-Event-ID`) open, silent.
+ */
+let endAfterFirstEvent = false;
 
 beforeAll(async () => {
   demo = await startDemoServer({ toolCount: 0 });
@@ -52,6 +57,11 @@ beforeAll(async () => {
         response.write('{"jsonrpc":"2.0",');
         return;
       }
+      if (endAfterFirstEvent && request.headers['last-event-id'] !== undefined) {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.flushHeaders();
+        return;
+      }
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {
         if (typeof value === 'string' && name !== 'host' && name !== 'connection') {
@@ -67,7 +77,9 @@ beforeAll(async () => {
         (answer) => {
           response.writeHead(answer.status, Object.fromEntries(answer.headers));
           if (answer.body === null) response.end();
-          else
+          else if (endAfterFirstEvent && entry.rpcMethod === 'tools/call') {
+            void forwardFirstEvent(answer.body, response);
+          } else
             Readable.fromWeb(answer.body as never)
               .on('error', () => response.destroy())
               .pipe(response);
@@ -80,6 +92,20 @@ beforeAll(async () => {
   proxyUrl = new URL(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/`);
 });
 
+/** Writes the first SSE event of `body` to `response` as event `ev-1`, then ends both. */
+async function forwardFirstEvent(body: ReadableStream<Uint8Array>, response: ServerResponse) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes('\n\n')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  response.end(`id: ev-1\n${text.slice(0, text.indexOf('\n\n') + 2)}`);
+}
+
 afterAll(async () => {
   await new Promise((resolve) => proxy.close(resolve));
   await demo.close();
@@ -91,10 +117,13 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
   proxied.length = 0;
   holdJsonAnswer = false;
+  endAfterFirstEvent = false;
 });
 
 /** A client on the proxy through a `SessionTransport`, wired as `McpSession` wires it. */
-async function connect() {
+async function connect(
+  reconnectionOptions?: StreamableHTTPClientTransportOptions['reconnectionOptions'],
+) {
   const signals = new RequestSignals();
   const lost: unknown[] = [];
   const transport = new SessionTransport(
@@ -106,6 +135,7 @@ async function connect() {
         blockStandaloneGet: false,
         requestSignals: signals,
       }),
+      ...(reconnectionOptions === undefined ? {} : { reconnectionOptions }),
     },
     { onAnswerLost: (id) => lost.push(id), requestSignals: signals },
   );
@@ -240,6 +270,35 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
     expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
     for (let tag = 1; tag <= 10; tag += 1) expect(signals.get(String(tag))).toBeUndefined();
     holdJsonAnswer = false;
+    const next = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
+    expect(next.isError).not.toBe(true);
+  });
+
+  it('a call cancelled while its answer is being resumed closes the resuming GET, with no error', async () => {
+    const { client, signals, transportErrors, clientErrors, lost } = await connect({
+      initialReconnectionDelay: 20,
+      maxReconnectionDelay: 20,
+      reconnectionDelayGrowFactor: 1,
+      maxRetries: 2,
+    });
+    endAfterFirstEvent = true;
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: 'slow_count', arguments: { count: 50, delayMs: 50 } },
+      { signal: controller.signal, onprogress: () => undefined },
+    );
+    const resuming = () => proxied.find((entry) => entry.method === 'GET');
+    await until(() => resuming() !== undefined);
+    controller.abort(new Error('stopped by the test'));
+    await expect(call).rejects.toThrow('stopped by the test');
+    await until(() => resuming()?.closedEarly === true);
+    await quiet();
+    expect(transportErrors).toEqual([]);
+    expect(clientErrors).toEqual([]);
+    expect(lost).toEqual([]);
+    expect(proxied.filter((entry) => entry.method === 'GET')).toHaveLength(1);
+    expect(signals.forEvent('ev-1')).toBeUndefined();
+    endAfterFirstEvent = false;
     const next = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
     expect(next.isError).not.toBe(true);
   });

@@ -27,6 +27,8 @@ const FIRST_SWEEP_AT = 64;
 export class RequestSignals {
   #next = 0;
   readonly #signals = new Map<string, AbortSignal>();
+  /** The last SSE event id seen on each request's answer (its resumption token) → its signal. */
+  readonly #byEvent = new Map<string, AbortSignal>();
 
   /** Keeps `signal` and returns its tag, until {@link forget} is called with the tag. */
   add(signal: AbortSignal): string {
@@ -43,6 +45,24 @@ export class RequestSignals {
   /** Idempotent. */
   forget(tag: string): void {
     this.#signals.delete(tag);
+  }
+
+  /**
+   * Keeps `signal` under an SSE event id of its request's answer, until {@link forgetEvent}: the
+   * SDK resumes a cut answer with a GET that carries only that id (`Last-Event-ID`).
+   */
+  addEvent(eventId: string, signal: AbortSignal): void {
+    this.#byEvent.set(eventId, signal);
+  }
+
+  /** The signal of the request whose answer carried event `eventId`. */
+  forEvent(eventId: string): AbortSignal | undefined {
+    return this.#byEvent.get(eventId);
+  }
+
+  /** Idempotent. */
+  forgetEvent(eventId: string): void {
+    this.#byEvent.delete(eventId);
   }
 }
 
@@ -85,19 +105,23 @@ export interface SessionTransportHooks {
  * SDK reports no error and opens no resumption GET, as it does for an abort it knows as its own
  * (the request was already settled by the caller).
  *
- * A request sent with a `resumptionToken` goes to the SDK as it is: it travels on a GET that
- * sends no per-request headers and gives no end notice.
+ * **A resumed answer is cancelled the same way.** When a server that numbers its events (an
+ * event store) ends or cuts an answer's stream before the response, the SDK resumes it with a
+ * GET carrying the last event id (`Last-Event-ID`) and no per-request headers. So the transport
+ * notes each request's last event id with its signal (`onresumptiontoken`, passed per request),
+ * and the session fetch finds the signal of such a GET by that id: a cancel closes the resumed
+ * stream too, and a resumption due after the cancel never leaves. Only the last id per request
+ * is kept, until the request is answered or given up.
  *
- * Known gap: when a server that numbers its events (an event store) cuts an answer's stream, the
- * SDK resumes it with its own GET (`Last-Event-ID`), which carries no tag either. A cancel after
- * that does not close the GET: it stays open until the server ends it (the SDK's transport
- * closes it at once). Mapping each event id to its request's signal would let the fetch abandon
- * it too.
+ * A request sent with a `resumptionToken` by the caller goes to the SDK as it is: it travels on
+ * a GET that sends no per-request headers and gives no end notice.
  */
 export class SessionTransport extends StreamableHTTPClientTransport {
   readonly #hooks: SessionTransportHooks;
   /** Requests sent and not answered yet: id → their own signal (2026-07-28 era). */
   readonly #waiting = new Map<JsonRpcId, AbortSignal | undefined>();
+  /** The last SSE event id of each waiting request whose answer had one. */
+  readonly #lastEvents = new Map<JsonRpcId, string>();
   #sweepAt = FIRST_SWEEP_AT;
 
   /**
@@ -115,7 +139,7 @@ export class SessionTransport extends StreamableHTTPClientTransport {
     // A response: its request has its answer, whatever its stream does next.
     this.onmessage = (message) => {
       if (!('method' in message) && 'id' in message && message.id !== undefined) {
-        this.#waiting.delete(message.id);
+        this.#settle(message.id);
       }
     };
   }
@@ -133,7 +157,7 @@ export class SessionTransport extends StreamableHTTPClientTransport {
     const onRequestStreamEnd = (): void => {
       // A request its caller already gave up on (cancelled, timed out) has nobody to tell: an
       // error answer for its id would only reach the SDK as one for an unknown request.
-      if (this.#waiting.delete(id) && requestSignal?.aborted !== true) {
+      if (this.#settle(id) && requestSignal?.aborted !== true) {
         this.#hooks.onAnswerLost(id);
       }
       theirs?.();
@@ -145,7 +169,10 @@ export class SessionTransport extends StreamableHTTPClientTransport {
       onRequestStreamEnd,
       ...(tag === undefined
         ? {}
-        : { headers: { ...others.headers, [REQUEST_SIGNAL_HEADER]: tag } }),
+        : {
+            headers: { ...others.headers, [REQUEST_SIGNAL_HEADER]: tag },
+            onresumptiontoken: this.#noteEvents(id, requestSignal, others.onresumptiontoken),
+          }),
     });
     // The POST failed: the SDK rejects the request itself. (An abandoned request's send never
     // settles; the session fetch forgets its tag, and the sweep its entry.)
@@ -154,17 +181,45 @@ export class SessionTransport extends StreamableHTTPClientTransport {
         if (tag !== undefined) requestSignals.forget(tag);
       },
       (error: unknown) => {
-        this.#waiting.delete(id);
+        this.#settle(id);
         if (tag !== undefined) requestSignals.forget(tag);
         throw error;
       },
     );
   }
 
+  /** The `onresumptiontoken` of request `id`: notes its last event id with its signal. */
+  #noteEvents(
+    id: JsonRpcId,
+    signal: AbortSignal | undefined,
+    theirs: ((token: string) => void) | undefined,
+  ): (token: string) => void {
+    return (eventId) => {
+      const { requestSignals } = this.#hooks;
+      const previous = this.#lastEvents.get(id);
+      if (previous !== undefined) requestSignals.forgetEvent(previous);
+      if (signal !== undefined && this.#waiting.has(id)) {
+        this.#lastEvents.set(id, eventId);
+        requestSignals.addEvent(eventId, signal);
+      }
+      theirs?.(eventId);
+    };
+  }
+
+  /** Request `id` is answered or given up: forgets it. True when it was still waiting. */
+  #settle(id: JsonRpcId): boolean {
+    const eventId = this.#lastEvents.get(id);
+    if (eventId !== undefined) {
+      this.#lastEvents.delete(id);
+      this.#hooks.requestSignals.forgetEvent(eventId);
+    }
+    return this.#waiting.delete(id);
+  }
+
   /** Forgets the requests whose own signal was aborted (cancelled, timed out). */
   #forgetAborted(): void {
     for (const [id, signal] of this.#waiting) {
-      if (signal?.aborted === true) this.#waiting.delete(id);
+      if (signal?.aborted === true) this.#settle(id);
     }
     this.#sweepAt = Math.max(FIRST_SWEEP_AT, this.#waiting.size * 2);
   }
