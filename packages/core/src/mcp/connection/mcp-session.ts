@@ -18,7 +18,7 @@ import { createSessionFetch, type HandshakeRecord } from './session-fetch.ts';
 import { RequestSignals, SessionTransport } from './session-transport.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
 import type { RequestWaitingWatch } from './request-waiting.ts';
-import type { JsonRpcId } from './trace-server-requests.ts';
+import type { JsonRpcId } from './scan-server-requests.ts';
 import { carryTaskResults } from './task-result-envelope.ts';
 
 /** The `clientInfo` Switchboard announces. */

@@ -1,4 +1,5 @@
 import { linkSignals } from '../../internal/linked-signal.ts';
+import { isEventStream, unsettled, watchAnswerBody } from './answer-body.ts';
 import { hostOf, isBrowserOffline, throwIfOffline } from '../../internal/offline.ts';
 import { CALL_ID_META_KEY } from '../elicitation-router.ts';
 import {
@@ -9,7 +10,7 @@ import {
 import { REQUEST_SIGNAL_HEADER, type RequestSignals } from './session-transport.ts';
 import { StandaloneStreamGate } from './standalone-stream-gate.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
-import { traceServerRequests, type JsonRpcId } from './trace-server-requests.ts';
+import { scanServerRequests, type JsonRpcId } from './scan-server-requests.ts';
 
 /** The first protocol revision without server-to-client requests (the SDK does not export it). */
 const FIRST_MODERN_PROTOCOL_VERSION = '2026-07-28';
@@ -202,16 +203,15 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
               link.dispose();
               settled();
             };
-    let response: Response;
+    let answer: Response;
     try {
       // The SDK's own `init` goes on as it is when nothing in it changed (no copy per request).
-      const answer = await network(
+      answer = await network(
         input,
         init !== undefined && headers === given && signal === outer
           ? init
           : { ...init, headers, ...(signal === undefined ? {} : { signal }) },
       );
-      response = release === undefined ? answer : releaseWhenRead(answer, release, abandoned);
     } catch (error) {
       release?.();
       if (abandoned?.() === true) return unsettled();
@@ -219,54 +219,50 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     } finally {
       headersArrived?.();
     }
-    if (method !== 'POST') return response;
-
-    if (handshake !== undefined && mayBeHandshake(init?.body)) {
+    if (handshake !== undefined && method === 'POST' && mayBeHandshake(init?.body)) {
       const handshakeMethod = requestOf()?.method;
       if (handshakeMethod === 'initialize' || handshakeMethod === 'server/discover') {
-        if (!response.ok) handshake.failedStatus = response.status;
+        if (!answer.ok) handshake.failedStatus = answer.status;
         else if (handshakeMethod === 'initialize') {
           handshake.initializeSucceeded = true;
-          handshake.sessionIdReadable = response.headers.get('mcp-session-id') !== null;
+          handshake.sessionIdReadable = answer.headers.get('mcp-session-id') !== null;
         }
       }
     }
-    if (
-      onServerRequest === undefined ||
-      isModernEra(headers) ||
-      !response.ok ||
-      response.body === null ||
-      !isEventStream(response)
-    ) {
-      return response;
-    }
-    const answered = requestOf();
-    const callKey = answered?.callKey;
-    if (
-      answered?.id === undefined ||
-      callKey === undefined ||
-      (answered.method !== 'tools/call' && answered.method !== 'tasks/result')
-    ) {
-      return response;
-    }
-    const body = traceServerRequests(response.body, (serverRequestId) =>
-      onServerRequest(callKey, serverRequestId),
-    );
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    const onChunk =
+      onServerRequest !== undefined && method === 'POST'
+        ? serverRequestScan(answer, headers, requestOf, onServerRequest)
+        : undefined;
+    return release === undefined && onChunk === undefined
+      ? answer
+      : watchAnswerBody(answer, { release, abandoned, onChunk });
   };
 }
 
 /**
- * A promise that never settles, for a request the caller abandoned: whoever awaits it (the SDK's
- * send, or its read of the answer) is left waiting and collected with it. A new one each time:
- * one shared promise would keep every reaction ever added to it.
+ * The scan of a 2025-era `tools/call` or `tasks/result` SSE answer that carries our call key:
+ * each server request on it is reported with that key (see `SessionFetchOptions.onServerRequest`).
+ * Undefined for any other answer.
  */
-function unsettled<T>(): Promise<T> {
-  return new Promise<T>(() => undefined);
+function serverRequestScan(
+  answer: Response,
+  headers: Headers,
+  requestOf: () => RpcRequest | undefined,
+  onServerRequest: (callKey: string, serverRequestId: JsonRpcId) => void,
+): ((bytes: Uint8Array) => void) | undefined {
+  if (isModernEra(headers) || !answer.ok || answer.body === null || !isEventStream(answer)) {
+    return undefined;
+  }
+  const answered = requestOf();
+  const callKey = answered?.callKey;
+  if (
+    answered?.id === undefined ||
+    callKey === undefined ||
+    (answered.method !== 'tools/call' && answered.method !== 'tasks/result')
+  ) {
+    return undefined;
+  }
+  return scanServerRequests((serverRequestId) => onServerRequest(callKey, serverRequestId));
 }
 
 /**
@@ -278,110 +274,6 @@ function withoutRequestTag(init: RequestInit | undefined): RequestInit | undefin
   const headers = new Headers(init.headers);
   headers.delete(REQUEST_SIGNAL_HEADER);
   return { ...init, headers };
-}
-
-/**
- * `response`, calling `release` once its body is read to the end, fails or is cancelled. Once
- * `abandoned()` is true, the body is cancelled on the network and the SDK's pending read of it is
- * never answered (see `SessionTransport`): no error and no end, which the SDK would report or
- * try to resume.
- */
-function releaseWhenRead(
-  response: Response,
-  release: () => void,
-  abandoned?: () => boolean,
-): Response {
-  if (response.body === null) {
-    release();
-    return response;
-  }
-  let released = false;
-  const releaseOnce = (): void => {
-    if (released) return;
-    released = true;
-    release();
-  };
-  return isEventStream(response)
-    ? releaseWhenStreamRead(response, releaseOnce, abandoned)
-    : releaseWhenConsumed(response, releaseOnce, abandoned);
-}
-
-/**
- * A JSON (or error, or empty `202`) answer: the SDK reads it whole, through `json()` or `text()`
- * and nothing else, so those two are wrapped on the response itself. No stream per request: a
- * wrapped body cost every call (about 100 µs of CPU at 64 calls in flight).
- */
-function releaseWhenConsumed(
-  response: Response,
-  release: () => void,
-  abandoned: (() => boolean) | undefined,
-): Response {
-  const settle = <T>(read: Promise<T>): Promise<T> =>
-    read.then(
-      (value) => {
-        release();
-        return abandoned?.() === true ? unsettled<T>() : value;
-      },
-      (error: unknown) => {
-        release();
-        if (abandoned?.() === true) return unsettled<T>();
-        throw error;
-      },
-    );
-  const readJson = response.json.bind(response);
-  const readText = response.text.bind(response);
-  const consumable = response as Response & { json: Response['json']; text: Response['text'] };
-  consumable.json = () => settle(readJson());
-  consumable.text = () => settle(readText());
-  return response;
-}
-
-/** The stream wrapper of {@link releaseWhenRead}: an SSE answer, read chunk by chunk. */
-function releaseWhenStreamRead(
-  response: Response,
-  releaseOnce: () => void,
-  abandoned: (() => boolean) | undefined,
-): Response {
-  const body = response.body;
-  if (body === null) {
-    releaseOnce();
-    return response;
-  }
-  const reader = body.getReader();
-  const abandon = (): Promise<void> => {
-    releaseOnce();
-    reader.cancel().catch(() => undefined);
-    return unsettled();
-  };
-  const wrapped = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let result: ReadableStreamReadResult<Uint8Array>;
-      try {
-        result = await reader.read();
-      } catch (error) {
-        if (abandoned?.() === true) return abandon();
-        releaseOnce();
-        controller.error(error);
-        return;
-      }
-      if (abandoned?.() === true) return abandon();
-      if (result.done) {
-        releaseOnce();
-        controller.close();
-      } else {
-        controller.enqueue(result.value);
-      }
-    },
-    cancel(reason) {
-      releaseOnce();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(wrapped, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
 }
 
 /** False for a request the SDK's OAuth code makes elsewhere than the MCP endpoint. */
@@ -409,10 +301,6 @@ function reachesServer(input: RequestInfo | URL, options: SessionFetchOptions): 
 function isModernEra(headers: Headers): boolean {
   const version = headers.get('mcp-protocol-version');
   return version !== null && version >= FIRST_MODERN_PROTOCOL_VERSION;
-}
-
-function isEventStream(response: Response): boolean {
-  return (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
 }
 
 /** What {@link rpcRequestOf} reads from a POST body. */

@@ -3,7 +3,7 @@ import type {
   JSONRPCMessage,
   StreamableHTTPClientTransportOptions,
 } from '@modelcontextprotocol/client';
-import type { JsonRpcId } from './trace-server-requests.ts';
+import type { JsonRpcId } from './scan-server-requests.ts';
 
 /** The options the SDK transport's `send` takes. */
 type SendOptions = Parameters<StreamableHTTPClientTransport['send']>[1];

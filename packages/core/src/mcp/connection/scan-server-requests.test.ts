@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { traceServerRequests, type JsonRpcId } from './trace-server-requests.ts';
+import { watchAnswerBody } from './answer-body.ts';
+import { scanServerRequests, type JsonRpcId } from './scan-server-requests.ts';
 
-/** Runs `chunks` through the tracer; returns the bytes that came out and the ids reported. */
+/**
+ * Runs `chunks`, as an SSE answer, through the body watcher with the scan; returns the bytes
+ * that came out and the ids reported.
+ */
 async function trace(chunks: string[]): Promise<{ text: string; ids: JsonRpcId[] }> {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
@@ -11,7 +15,9 @@ async function trace(chunks: string[]): Promise<{ text: string; ids: JsonRpcId[]
     },
   });
   const ids: JsonRpcId[] = [];
-  const text = await new Response(traceServerRequests(body, (id) => ids.push(id))).text();
+  const answer = new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+  const watched = watchAnswerBody(answer, { onChunk: scanServerRequests((id) => ids.push(id)) });
+  const text = await watched.text();
   return { text, ids };
 }
 
@@ -28,7 +34,7 @@ const response = JSON.stringify({
   result: { content: [{ type: 'text', text: 'the "method" field' }] },
 });
 
-describe('traceServerRequests', () => {
+describe('scanServerRequests', () => {
   it('reports the server requests before the response, passing the bytes on unchanged', async () => {
     const events = [
       `id: e1\ndata: ${notification}\n\n`,

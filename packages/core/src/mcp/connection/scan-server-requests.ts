@@ -2,53 +2,32 @@
 export type JsonRpcId = string | number;
 
 /**
- * Passes an SSE response body (the answer to one POSTed request) through unchanged while
- * reporting each server request it carries (a message with `method` and `id`, such as a pushed
- * `elicitation/create`) to `onServerRequest`, before the consumer sees its bytes.
+ * A scan of an SSE response body (the answer to one POSTed request), fed its bytes chunk by
+ * chunk as they go to the reader (`watchAnswerBody`'s `onChunk`), that reports each server
+ * request it carries (a message with `method` and `id`, such as a pushed `elicitation/create`)
+ * to `onServerRequest`.
  *
  * Why: Streamable HTTP sends a server request on the stream of the client request it relates
  * to, and the MCP SDK's request handler does not say which stream that was; the elicitation
  * router needs it to route the request to its tool call. Only 2025-era sessions need this (the
- * 2026-07-28 revision has no server-to-client requests), so only their calls pay for the wrapper.
+ * 2026-07-28 revision has no server-to-client requests), so only their calls pay for the scan.
  *
  * The scan is kept cheap, since the SDK parses every message itself: only a `data` payload that
  * contains `"method"` is parsed (a response has none), and the scan stops at the first payload
  * without one — on a POST's answer that is the response, after which nothing is routed.
  *
- * @param body The response body (`text/event-stream`).
  * @param onServerRequest Called with the id of each server request before the response.
- * @returns A stream with the same bytes.
+ * @returns The function to feed each chunk of the body to, in order.
  */
-export function traceServerRequests(
-  body: ReadableStream<Uint8Array>,
+export function scanServerRequests(
   onServerRequest: (serverRequestId: JsonRpcId) => void,
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
+): (bytes: Uint8Array) => void {
   const scanner = new EventStreamScanner(onServerRequest);
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let result: ReadableStreamReadResult<Uint8Array>;
-      try {
-        result = await reader.read();
-      } catch (error) {
-        controller.error(error);
-        return;
-      }
-      if (result.done) {
-        controller.close();
-        return;
-      }
-      scanner.feed(result.value);
-      controller.enqueue(result.value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
+  return (bytes) => scanner.feed(bytes);
 }
 
 /**
- * A minimal Server-Sent Events scanner for {@link traceServerRequests}. Incomplete events at the
+ * A minimal Server-Sent Events scanner for {@link scanServerRequests}. Incomplete events at the
  * end are ignored, as SSE parsers do.
  */
 class EventStreamScanner {
