@@ -107,7 +107,10 @@ describe.each([
       .map((result) => result.error?.code ?? result.status)
       .sort();
     // `not_paused` when the winner had finished before the loser's request arrived (under load).
-    expect([['completed', 'run_claimed'], ['completed', 'not_paused']]).toContainEqual(outcomes);
+    expect([
+      ['completed', 'run_claimed'],
+      ['completed', 'not_paused'],
+    ]).toContainEqual(outcomes);
     expect(toolCalls(demo)).toBe(before + 1);
     const winner = a.result.status === 'completed' ? a : b;
     const output = winner.chunks.find((chunk) => chunk.type === 'tool.result');
