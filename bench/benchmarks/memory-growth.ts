@@ -29,8 +29,29 @@ const KEEP_ALIVE_MS = TIMEOUT_MS;
 const WARMUP_RUNS = 100;
 /** Runs measured after the warm-up: the issue's 1,000. */
 const MEASURED_RUNS = 1_000;
-/** 10 shows the warm-up itself; the baseline is at {@link WARMUP_RUNS}. */
-const CHECKPOINTS = [10, WARMUP_RUNS, 350, 600, 850, WARMUP_RUNS + MEASURED_RUNS];
+/**
+ * Each end of the measured runs is a cluster of checkpoints this many runs apart, and its heap
+ * the median of theirs. Checkpoints 10 runs apart differed by up to ~40 KiB (either way, and back
+ * 10 runs later), more than any single checkpoint's samples do (≤ 6 KiB): the heap after settled
+ * GCs holds bounded tables whose capacity depends on what was live or awaiting cleanup when they
+ * last grew or shrank — in snapshots 350 vs 1,100 runs, the backing table of undici's request
+ * `FinalizationRegistry` 16 KB → 2 KB, the openai SDK's private-field `WeakMap` 1 → 2 KB, V8's
+ * list of maps with `AsyncGenerator.prototype` 6.5 → 9.9 KB. One checkpoint at each end read
+ * that state as growth or shrinkage of up to ~40 KiB; a leak of 40 bytes per run adds 0.4 KiB
+ * over 10 runs and 40 KiB over the 1,000.
+ */
+const CLUSTER_OFFSETS = [0, 10, 20, 30, 40];
+const START = WARMUP_RUNS;
+const END = WARMUP_RUNS + MEASURED_RUNS;
+/** 10 shows the warm-up itself; the baseline is the cluster from {@link WARMUP_RUNS}. */
+const CHECKPOINTS = [
+  10,
+  ...CLUSTER_OFFSETS.map((offset) => START + offset),
+  350,
+  600,
+  850,
+  ...CLUSTER_OFFSETS.map((offset) => END + offset),
+];
 
 /**
  * V8 flags of the child the verdict is taken on: no optimising or baseline compiler, no bytecode
@@ -101,21 +122,46 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const signedKib = (bytes: number) => `${bytes >= 0 ? '+' : ''}${kib(bytes)}`;
 const codeSpace = (checkpoint: MemoryCheckpoint) => median(checkpoint.codeSpaceSamples);
 
-/** Growth between the baseline (after the warm-up) and the last checkpoint of one child. */
+const range = (values: readonly number[]) => Math.max(...values) - Math.min(...values);
+/**
+ * A cluster's range without its highest and lowest checkpoint: one checkpoint whose every
+ * sample is lifted (seen: +110 to +280 KiB, in `heapUsed` but not in a heap snapshot taken
+ * there) moves neither the median nor this.
+ */
+const middleRange = (values: readonly number[]) =>
+  range([...values].sort((a, b) => a - b).slice(1, -1));
+
+/** The checkpoints of the cluster that starts at `runs`. */
+function cluster(checkpoints: readonly MemoryCheckpoint[], runs: number): MemoryCheckpoint[] {
+  const found = checkpoints.filter((checkpoint) =>
+    CLUSTER_OFFSETS.some((offset) => checkpoint.runs === runs + offset),
+  );
+  if (found.length !== CLUSTER_OFFSETS.length) throw new Error(`missing checkpoints at ${runs}`);
+  return found;
+}
+
+/** Growth between the start cluster (after the warm-up) and the end cluster of one child. */
 function analyse(checkpoints: readonly MemoryCheckpoint[]) {
-  const baseline = checkpoints.find((checkpoint) => checkpoint.runs === WARMUP_RUNS);
+  const start = cluster(checkpoints, START).map(heap);
+  const end = cluster(checkpoints, END).map(heap);
+  const baseline = checkpoints.find((checkpoint) => checkpoint.runs === START);
   const last = checkpoints.at(-1);
   if (baseline === undefined || last === undefined) throw new Error('missing checkpoints');
-  const measured = checkpoints.filter((checkpoint) => checkpoint.runs >= WARMUP_RUNS);
-  const runs = last.runs - baseline.runs;
-  const growth = heap(last) - heap(baseline);
+  const measured = checkpoints.filter((checkpoint) => checkpoint.runs >= START);
+  const runs = END - START;
+  const samplingNoise = Math.max(...measured.map((checkpoint) => spread(checkpoint.heapSamples)));
   return {
     baseline,
     last,
     runs,
-    growth,
+    startHeap: median(start),
+    endHeap: median(end),
+    growth: median(end) - median(start),
     codeGrowth: codeSpace(last) - codeSpace(baseline),
-    noise: Math.max(...measured.map((checkpoint) => spread(checkpoint.heapSamples))),
+    /** The larger of the clusters' middle ranges. */
+    noise: Math.max(middleRange(start), middleRange(end)),
+    clusterRanges: [middleRange(start), middleRange(end)] as const,
+    samplingNoise,
     slope: slope(
       measured.map((checkpoint) => checkpoint.runs),
       measured.map(heap),
@@ -193,16 +239,16 @@ async function measure(
     steady.resourcesGrew.length === 0;
   const figures: Figure[] = [
     {
-      label: `Heap growth over ${steady.runs} runs after ${WARMUP_RUNS} warm-up runs (${STEADY_CODE_FLAGS.join(' ')}; lowest of ${steady.last.heapSamples.length} samples after settled full GCs)`,
+      label: `Heap growth over ${steady.runs} runs after ${WARMUP_RUNS} warm-up runs (${STEADY_CODE_FLAGS.join(' ')}; median of the checkpoints at ${CLUSTER_OFFSETS.map((offset) => `+${offset}`).join(', ')} runs at each end; a checkpoint's heap: lowest of ${steady.last.heapSamples.length} samples after settled full GCs)`,
       value: steady.growth,
       unit: 'bytes',
-      note: `${kib(heap(steady.baseline))} → ${kib(heap(steady.last))}; ${(steady.growth / steady.runs).toFixed(0)} bytes per run`,
+      note: `${kib(steady.startHeap)} → ${kib(steady.endHeap)}; ${(steady.growth / steady.runs).toFixed(0)} bytes per run`,
     },
     {
-      label:
-        'Noise: largest spread of the lowest three of seven heap samples at one checkpoint (baseline on)',
+      label: `Noise: the larger range of the heap across one end's ${CLUSTER_OFFSETS.length} checkpoints, its highest and lowest left out`,
       value: steady.noise,
       unit: 'bytes',
+      note: `start ${kib(steady.clusterRanges[0])}, end ${kib(steady.clusterRanges[1])}; for scale, the largest spread of the lowest three samples at one checkpoint: ${kib(steady.samplingNoise)}`,
     },
     {
       label: `Heap slope over runs ${WARMUP_RUNS}–${steady.last.runs} (least squares over the checkpoints)`,
@@ -244,7 +290,7 @@ async function measure(
       value: standard.growth,
       unit: 'bytes',
       note:
-        `${kib(heap(standard.baseline))} → ${kib(heap(standard.last))}; of which code space ` +
+        `${kib(standard.startHeap)} → ${kib(standard.endHeap)}; of which code space ` +
         `${signedKib(standard.codeGrowth)}, the rest ${signedKib(standard.growth - standard.codeGrowth)}; noise ${kib(standard.noise)}`,
     },
     {
@@ -276,7 +322,7 @@ async function measure(
   if (steady.growth > steady.noise) {
     notes.push(
       `The heap grew by ${kib(steady.growth)} over ${steady.runs} runs after the warm-up, more than ` +
-        `the sampling noise (${kib(steady.noise)}); the slope is ${steady.slope.toFixed(0)} bytes per run.`,
+        `the noise (${kib(steady.noise)}); the slope is ${steady.slope.toFixed(0)} bytes per run.`,
     );
   }
   if (steady.weakRefsAdded !== undefined && steady.weakRefsAdded > 0) {
@@ -328,7 +374,7 @@ async function measure(
       'connections expired during random checkpoints; the runs after one tore down sockets with ' +
       "errors, reconnected and retried model calls. Node reads a destroyed stream's error `stack`, " +
       'and V8 then builds, once per script, the line-end table of every script on that stack and ' +
-      "keeps it: in heap snapshots (run 100 vs 350) undici's bundle 120 KB, web streams 27 KB, " +
+      "keeps it: in a heap snapshot after one, undici's bundle 120 KB, web streams 27 KB, " +
       '`net` 20 KB and timers 6 KB, plus the bytecode and feedback of the retry path. Whichever ' +
       'checkpoint first saw such a teardown after the baseline stepped by ~80–250 KiB (+170 KiB ' +
       'in one full run), then stayed flat: a one-off, not growth per run. Now the connections ' +
@@ -336,8 +382,20 @@ async function measure(
       'The lowest sample, because a sample is only ever lifted by work in flight (seen: +90 to ' +
       '+270 KiB in old space for one to three samples of seven), and with a median a checkpoint ' +
       'moved by ~100 KiB when the samples split 3–2 (one run judged 87 KiB of growth "met" ' +
-      'against a 111 KiB "noise" that way); noise: the spread of the lowest three. Met when the ' +
-      'heap grew no more than the noise and no count of our objects or handles grew.',
+      'against a 111 KiB "noise" that way). Why a cluster of checkpoints ' +
+      `${CLUSTER_OFFSETS[1]} runs apart at each end, and its median: with no connection lost, ` +
+      'checkpoints 10 runs apart still differed by up to ~40 KiB, either way and back again ' +
+      "(a single checkpoint's samples by ≤ 6 KiB): the capacity of bounded tables depends on " +
+      'what was live or awaiting cleanup when they last resized — in snapshots at 350 and 1,100 ' +
+      "runs, undici's request FinalizationRegistry table 16 → 2 KB, the openai SDK's private-field " +
+      "WeakMap 1 → 2 KB, V8's list of maps on AsyncGenerator.prototype 6.5 → 9.9 KB — so one " +
+      'checkpoint per end read that state as growth. And now and then every sample of a ' +
+      'checkpoint is lifted (+110 to +280 KiB in old space) and the next checkpoint is back: heap ' +
+      'snapshots at such a checkpoint (130 runs) and 10 runs later differed by 3 KB of live ' +
+      'objects, so what lifts it is not held by the program; the median of five ignores one. ' +
+      "Noise: the larger of the two clusters' ranges without their highest and lowest " +
+      "checkpoint (a leak adds at most 40 runs' worth to a range). Met when the heap grew no " +
+      'more than the noise and no count of our objects or handles grew.',
     notes,
   };
 }
