@@ -1,11 +1,13 @@
 /**
  * Child process of benchmark 10, run as `node --expose-gc --import tsx memory-growth-child.ts`
- * (plus the V8 flags the parent chooses) with `BENCH_MCP_URL` and `BENCH_MODEL_URL`. Runs agent
+ * (plus the V8 flags the parent chooses) with `BENCH_MCP_URL`, `BENCH_MODEL_URL` and
+ * `BENCH_KEEP_ALIVE_MS` (the servers' keep-alive timeout, which the child's fetch matches). Runs agent
  * runs with one MCP tool call each and, at checkpoints, reports the heap after full garbage
  * collection (in total and its V8 code space apart), and the number of live instances of the
  * objects a leak would pile up (abort signals, streams, MCP sessions, call timers, run channels).
  * Prints one JSON line on stdout.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { Session } from 'node:inspector/promises';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { Agent, mcpServer } from '@switchboard/core';
@@ -35,6 +37,10 @@ export interface MemoryCheckpoint {
   abortSignalAnyWeakRefs: number | undefined;
   /** `process.getActiveResourcesInfo()` counted by type (timers, sockets, …). */
   resources: Record<string, number>;
+  /** HTTP connections fetch opened so far (Node's `undici:client:connected` channel). */
+  connectionsOpened: number;
+  /** `model.retry` chunks seen so far: model calls that failed and were tried again. */
+  modelRetries: number;
 }
 
 const CHECKPOINTS = (process.env['BENCH_CHECKPOINTS'] ?? '10,100,350,600,850,1100')
@@ -46,9 +52,39 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with node --expose-gc');
 const mcpUrl = process.env['BENCH_MCP_URL'];
 const modelUrl = process.env['BENCH_MODEL_URL'];
-if (mcpUrl === undefined || modelUrl === undefined) {
-  throw new Error('BENCH_MCP_URL and BENCH_MODEL_URL are required');
+const keepAliveMs = Number(process.env['BENCH_KEEP_ALIVE_MS']);
+if (mcpUrl === undefined || modelUrl === undefined || !(keepAliveMs > 0)) {
+  throw new Error('BENCH_MCP_URL, BENCH_MODEL_URL and BENCH_KEEP_ALIVE_MS are required');
 }
+
+/**
+ * Keeps fetch's idle connections open for `ms` (its default is 4 s, or the server's
+ * `Keep-Alive: timeout=` less 2 s; the demo server's event-stream answers send none). A
+ * checkpoint takes seconds, so with the defaults the connections expired during checkpoints, at
+ * random ones, and the runs after them took paths a steady run does not: a socket torn down with
+ * an error (Node's stream `destroy` reads the error's `stack`, and V8 then builds and keeps, once
+ * per script, the line-end table of every script on that stack: ~170 KB for undici's bundle,
+ * `net`, web streams and timers), a reconnect, a model call retried. Whichever checkpoint saw the
+ * first of them after the baseline showed a one-off step of up to ~250 KiB as "growth".
+ *
+ * Node's fetch reads its dispatcher from this global symbol on every request (the one
+ * `undici.setGlobalDispatcher` sets); the replacement is the same class with longer timeouts.
+ */
+function keepFetchConnectionsAlive(ms: number): void {
+  new Headers(); // loads Node's bundled undici, which installs its global dispatcher
+  const key = Symbol.for('undici.globalDispatcher.1');
+  const current: unknown = Reflect.get(globalThis, key);
+  if (typeof current !== 'object' || current === null) {
+    throw new Error("Node's fetch dispatcher was not found");
+  }
+  const Dispatcher = current.constructor as new (options: object) => object;
+  Reflect.set(globalThis, key, new Dispatcher({ keepAliveTimeout: ms, keepAliveMaxTimeout: ms }));
+}
+keepFetchConnectionsAlive(keepAliveMs);
+
+let connectionsOpened = 0;
+subscribe('undici:client:connected', () => (connectionsOpened += 1));
+let modelRetries = 0;
 
 /**
  * A class of `@switchboard/core`, from the module beside the entry this process resolves the
@@ -181,14 +217,16 @@ async function checkpoint(runs: number): Promise<MemoryCheckpoint> {
     instances,
     abortSignalAnyWeakRefs,
     resources,
+    connectionsOpened,
+    modelRetries,
   };
 }
 
 const server = mcpServer({ url: mcpUrl, name: 'demo', toolFilter: ['read_file', 'get_weather'] });
 const agent = new Agent({
   name: 'bench',
-  // The SDK's default retries: a checkpoint idles the keep-alive connection long enough for the
-  // server to close it, and the first request after it may meet the closed socket.
+  // The agent's default model retries stay on: should a connection still fail, the run goes on
+  // (and the retry is counted and reported).
   model: openaiChatModel({ model: 'tool-loop', baseURL: `${modelUrl}/v1` }),
   mcpServers: [server],
 });
@@ -199,6 +237,7 @@ async function oneRun(): Promise<void> {
   let toolResults = 0;
   for await (const chunk of run.chunks) {
     if (chunk.type === 'tool.result' && chunk.output.isError !== true) toolResults += 1;
+    if (chunk.type === 'model.retry') modelRetries += 1;
   }
   const result = await run.result();
   if (result.status !== 'completed' || toolResults !== 1) {

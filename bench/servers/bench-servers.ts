@@ -25,6 +25,10 @@ import { benchText } from './bench-text.ts';
 
 const TOOL_COUNT = Number(process.env['BENCH_TOOL_COUNT'] ?? '1000');
 const PAGE_SIZE = Number(process.env['BENCH_PAGE_SIZE'] ?? '20');
+const KEEP_ALIVE_MS =
+  process.env['BENCH_KEEP_ALIVE_MS'] === undefined
+    ? undefined
+    : Number(process.env['BENCH_KEEP_ALIVE_MS']);
 
 const benchScript: ModelScript = (request) => {
   const model = request.model;
@@ -42,8 +46,9 @@ const benchScript: ModelScript = (request) => {
   return defaultModelScript(request);
 };
 
-const demo = await startDemoServer({ toolCount: TOOL_COUNT, pageSize: PAGE_SIZE });
-const model = await startScriptedModelServer({ script: benchScript });
+const keepAlive = KEEP_ALIVE_MS === undefined ? {} : { keepAliveTimeoutMs: KEEP_ALIVE_MS };
+const demo = await startDemoServer({ toolCount: TOOL_COUNT, pageSize: PAGE_SIZE, ...keepAlive });
+const model = await startScriptedModelServer({ script: benchScript, ...keepAlive });
 
 function counts(): Record<string, unknown> {
   const byMethod: Record<string, number> = {};

@@ -63,7 +63,7 @@ function waitForMessage<T>(child: ChildProcess, type: string, timeoutMs: number)
  * server into one child process on 127.0.0.1 and resolves once both listen.
  */
 export async function startBenchServers(
-  options: { toolCount?: number; pageSize?: number } = {},
+  options: { toolCount?: number; pageSize?: number; keepAliveTimeoutMs?: number } = {},
 ): Promise<BenchServers> {
   const child = fork(entry, [], {
     execArgv: ['--import', 'tsx'],
@@ -71,6 +71,9 @@ export async function startBenchServers(
       ...process.env,
       BENCH_TOOL_COUNT: String(options.toolCount ?? 1000),
       BENCH_PAGE_SIZE: String(options.pageSize ?? 20),
+      ...(options.keepAliveTimeoutMs === undefined
+        ? {}
+        : { BENCH_KEEP_ALIVE_MS: String(options.keepAliveTimeoutMs) }),
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
