@@ -183,7 +183,7 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
         : (): boolean => {
             if (!requestSignal.aborted || outer?.aborted === true) return false;
             if (tag !== null) requestSignals?.forget(tag);
-            if (resumedEvent !== null) requestSignals?.forgetEvent(resumedEvent);
+            if (resumedEvent !== null) requestSignals?.forgetEvent(resumedEvent, requestSignal);
             return true;
           };
     if (abandoned?.() === true) {

@@ -33,6 +33,12 @@ let holdJsonAnswer = false;
  * first event, numbered (`id:`), and holds every resuming GET (`Last-Event-ID`) open, silent.
  */
 let endAfterFirstEvent = false;
+/**
+ * Set: the proxy numbers the first SSE event of every `tools/call` answer `1` — one id reused
+ * across requests, as a server with a counter per stream does — and ends the answer there for a
+ * `slow_count` of 3 (forwarding the others whole); every resuming GET is held open, silent.
+ */
+let reuseEventIds = false;
 
 beforeAll(async () => {
   demo = await startDemoServer({ toolCount: 0 });
@@ -57,7 +63,7 @@ beforeAll(async () => {
         response.write('{"jsonrpc":"2.0",');
         return;
       }
-      if (endAfterFirstEvent && request.headers['last-event-id'] !== undefined) {
+      if ((endAfterFirstEvent || reuseEventIds) && request.headers['last-event-id'] !== undefined) {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.flushHeaders();
         return;
@@ -79,6 +85,8 @@ beforeAll(async () => {
           if (answer.body === null) response.end();
           else if (endAfterFirstEvent && entry.rpcMethod === 'tools/call') {
             void forwardFirstEvent(answer.body, response);
+          } else if (reuseEventIds && entry.rpcMethod === 'tools/call') {
+            void numberFirstEvent(answer.body, response, body.includes('"count":3'));
           } else
             Readable.fromWeb(answer.body as never)
               .on('error', () => response.destroy())
@@ -106,6 +114,38 @@ async function forwardFirstEvent(body: ReadableStream<Uint8Array>, response: Ser
   response.end(`id: ev-1\n${text.slice(0, text.indexOf('\n\n') + 2)}`);
 }
 
+/**
+ * Writes the first SSE event of `body` to `response` as event `1`; then ends both when `end`,
+ * else forwards the rest as it comes.
+ */
+async function numberFirstEvent(
+  body: ReadableStream<Uint8Array>,
+  response: ServerResponse,
+  end: boolean,
+) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes('\n\n')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  if (end) {
+    await reader.cancel();
+    response.end(`id: 1\n${text.slice(0, text.indexOf('\n\n') + 2)}`);
+    return;
+  }
+  response.write(`id: 1\n${text}`);
+  response.on('close', () => void reader.cancel().catch(() => undefined));
+  for (;;) {
+    const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+    if (done) break;
+    response.write(value);
+  }
+  response.end();
+}
+
 afterAll(async () => {
   await new Promise((resolve) => proxy.close(resolve));
   await demo.close();
@@ -118,6 +158,7 @@ afterEach(async () => {
   proxied.length = 0;
   holdJsonAnswer = false;
   endAfterFirstEvent = false;
+  reuseEventIds = false;
 });
 
 /** A client on the proxy through a `SessionTransport`, wired as `McpSession` wires it. */
@@ -301,5 +342,49 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
     endAfterFirstEvent = false;
     const next = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
     expect(next.isError).not.toBe(true);
+  });
+
+  it("a cancel never closes another request's resuming GET when a server reuses event ids", async () => {
+    const { client, signals, transportErrors, clientErrors, lost } = await connect({
+      initialReconnectionDelay: 400,
+      maxReconnectionDelay: 400,
+      reconnectionDelayGrowFactor: 1,
+      maxRetries: 1,
+    });
+    reuseEventIds = true;
+    // The first call's answer ends after its event `1`: it is resumed 400 ms later.
+    const resumed = new AbortController();
+    const first = client.callTool(
+      { name: 'slow_count', arguments: { count: 3, delayMs: 20 } },
+      { signal: resumed.signal, onprogress: () => undefined },
+    );
+    void first.catch(() => undefined);
+    await until(() => proxied.some((entry) => entry.closedEarly === false));
+    // The second call's answer carries an event `1` too, and goes on.
+    const cancelled = new AbortController();
+    let counted = 0;
+    const second = client.callTool(
+      { name: 'slow_count', arguments: { count: 50, delayMs: 50 } },
+      { signal: cancelled.signal, onprogress: () => (counted += 1) },
+    );
+    await until(() => counted > 0);
+    const resuming = () => proxied.find((entry) => entry.method === 'GET');
+    await until(() => resuming() !== undefined);
+    cancelled.abort(new Error('stopped by the test'));
+    await expect(second).rejects.toThrow('stopped by the test');
+    const post = () => proxied.filter((entry) => entry.rpcMethod === 'tools/call')[1];
+    await until(() => post()?.closedEarly === true);
+    await quiet();
+    // The first call's resumption is its own: the other's cancel leaves it open.
+    expect(resuming()?.closedEarly).toBeUndefined();
+    expect(transportErrors).toEqual([]);
+    expect(clientErrors).toEqual([]);
+    expect(lost).toEqual([]);
+    // Its own cancel settles it (the GET, which could be either request's, is left to the server
+    // and the session's close); the reused id names neither request.
+    resumed.abort(new Error('stopped by the test'));
+    await expect(first).rejects.toThrow('stopped by the test');
+    await quiet();
+    expect(signals.forEvent('1')).toBeUndefined();
   });
 });

@@ -27,8 +27,11 @@ const FIRST_SWEEP_AT = 64;
 export class RequestSignals {
   #next = 0;
   readonly #signals = new Map<string, AbortSignal>();
-  /** The last SSE event id seen on each request's answer (its resumption token) → its signal. */
-  readonly #byEvent = new Map<string, AbortSignal>();
+  /**
+   * The last SSE event id seen on each request's answer (its resumption token) → the signal of
+   * that request, or of each request that saw it when a server reused it across requests.
+   */
+  readonly #byEvent = new Map<string, AbortSignal | AbortSignal[]>();
 
   /** Keeps `signal` and returns its tag, until {@link forget} is called with the tag. */
   add(signal: AbortSignal): string {
@@ -52,17 +55,31 @@ export class RequestSignals {
    * SDK resumes a cut answer with a GET that carries only that id (`Last-Event-ID`).
    */
   addEvent(eventId: string, signal: AbortSignal): void {
-    this.#byEvent.set(eventId, signal);
+    const kept = this.#byEvent.get(eventId);
+    if (kept === undefined) this.#byEvent.set(eventId, signal);
+    else if (Array.isArray(kept)) {
+      if (!kept.includes(signal)) kept.push(signal);
+    } else if (kept !== signal) this.#byEvent.set(eventId, [kept, signal]);
   }
 
-  /** The signal of the request whose answer carried event `eventId`. */
+  /**
+   * The signal of the request whose answer carried event `eventId`; undefined when none did, and
+   * when several requests did (a server that reuses ids across requests, against the spec): a
+   * GET resuming such an id may be any one of theirs, so no cancel of one may close it.
+   */
   forEvent(eventId: string): AbortSignal | undefined {
-    return this.#byEvent.get(eventId);
+    const kept = this.#byEvent.get(eventId);
+    return Array.isArray(kept) ? undefined : kept;
   }
 
-  /** Idempotent. */
-  forgetEvent(eventId: string): void {
-    this.#byEvent.delete(eventId);
+  /** Forgets `signal` under `eventId`, leaving any other request's. Idempotent. */
+  forgetEvent(eventId: string, signal: AbortSignal): void {
+    const kept = this.#byEvent.get(eventId);
+    if (kept === signal) this.#byEvent.delete(eventId);
+    else if (Array.isArray(kept)) {
+      const left = kept.filter((other) => other !== signal);
+      this.#byEvent.set(eventId, left.length === 1 ? left[0]! : left);
+    }
   }
 }
 
@@ -111,7 +128,9 @@ export interface SessionTransportHooks {
  * notes each request's last event id with its signal (`onresumptiontoken`, passed per request),
  * and the session fetch finds the signal of such a GET by that id: a cancel closes the resumed
  * stream too, and a resumption due after the cancel never leaves. Only the last id per request
- * is kept, until the request is answered or given up.
+ * is kept, until the request is answered or given up. An id that several requests saw (a server
+ * that reuses ids across requests, against the spec) names none of them: its GET goes out
+ * unlinked, as the SDK's own would, since a cancel of one must never close another's.
  *
  * A request sent with a `resumptionToken` by the caller goes to the SDK as it is: it travels on
  * a GET that sends no per-request headers and gives no end notice.
@@ -197,7 +216,9 @@ export class SessionTransport extends StreamableHTTPClientTransport {
     return (eventId) => {
       const { requestSignals } = this.#hooks;
       const previous = this.#lastEvents.get(id);
-      if (previous !== undefined) requestSignals.forgetEvent(previous);
+      if (previous !== undefined && signal !== undefined) {
+        requestSignals.forgetEvent(previous, signal);
+      }
       if (signal !== undefined && this.#waiting.has(id)) {
         this.#lastEvents.set(id, eventId);
         requestSignals.addEvent(eventId, signal);
@@ -209,9 +230,10 @@ export class SessionTransport extends StreamableHTTPClientTransport {
   /** Request `id` is answered or given up: forgets it. True when it was still waiting. */
   #settle(id: JsonRpcId): boolean {
     const eventId = this.#lastEvents.get(id);
+    const signal = this.#waiting.get(id);
     if (eventId !== undefined) {
       this.#lastEvents.delete(id);
-      this.#hooks.requestSignals.forgetEvent(eventId);
+      if (signal !== undefined) this.#hooks.requestSignals.forgetEvent(eventId, signal);
     }
     return this.#waiting.delete(id);
   }
