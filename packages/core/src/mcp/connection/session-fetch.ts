@@ -176,14 +176,15 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     const shared = outer !== undefined && seenSignals.has(outer);
     if (outer !== undefined) seenSignals.add(outer);
     // Cancelled, not closed: the caller has settled the request already (`SessionTransport`).
-    // Once it is, its tag is forgotten too: the SDK's send that would forget it never returns.
+    // Once it is, its tag and event ids are forgotten too: the SDK's send that would forget them
+    // never returns, and no GET resumes an abandoned answer.
     const abandoned =
       requestSignal === undefined
         ? undefined
         : (): boolean => {
             if (!requestSignal.aborted || outer?.aborted === true) return false;
             if (tag !== null) requestSignals?.forget(tag);
-            if (resumedEvent !== null) requestSignals?.forgetEvent(resumedEvent, requestSignal);
+            requestSignals?.forgetSignal(requestSignal);
             return true;
           };
     if (abandoned?.() === true) {

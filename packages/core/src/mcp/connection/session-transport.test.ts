@@ -359,7 +359,9 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
       { signal: resumed.signal, onprogress: () => undefined },
     );
     void first.catch(() => undefined);
-    await until(() => proxied.some((entry) => entry.closedEarly === false));
+    await until(
+      () => proxied.find((entry) => entry.rpcMethod === 'tools/call')?.closedEarly === false,
+    );
     // The second call's answer carries an event `1` too, and goes on.
     const cancelled = new AbortController();
     let counted = 0;
@@ -387,4 +389,34 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
     await quiet();
     expect(signals.forEvent('1')).toBeUndefined();
   });
+});
+
+describe('SessionTransport (a resumption after the cancel, with many requests)', () => {
+  it('a resumption due after its cancel never leaves, even once the waiting requests were swept', async () => {
+    const { client, transportErrors, clientErrors } = await connect({
+      initialReconnectionDelay: 2_500,
+      maxReconnectionDelay: 2_500,
+      reconnectionDelayGrowFactor: 1,
+      maxRetries: 1,
+    });
+    endAfterFirstEvent = true;
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: 'slow_count', arguments: { count: 50, delayMs: 50 } },
+      { signal: controller.signal, onprogress: () => undefined },
+    );
+    void call.catch(() => undefined);
+    // Its answer ended after event `ev-1`: the SDK resumes it in 2.5 s. It is cancelled first.
+    await until(
+      () => proxied.find((entry) => entry.rpcMethod === 'tools/call')?.closedEarly === false,
+    );
+    controller.abort(new Error('stopped by the test'));
+    await expect(call).rejects.toThrow('stopped by the test');
+    // Enough requests in flight at once for the transport to forget the cancelled one.
+    await Promise.all(Array.from({ length: 80 }, () => client.listTools()));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
+    expect(transportErrors).toEqual([]);
+    expect(clientErrors).toEqual([]);
+  }, 15_000);
 });

@@ -63,13 +63,24 @@ export class RequestSignals {
   }
 
   /**
-   * The signal of the request whose answer carried event `eventId`; undefined when none did, and
-   * when several requests did (a server that reuses ids across requests, against the spec): a
-   * GET resuming such an id may be any one of theirs, so no cancel of one may close it.
+   * The signal of the request whose answer carried event `eventId`, for the GET that resumes it.
+   * Undefined when none did, and when several did (a server that reuses ids across requests,
+   * against the spec): that GET may be any one of theirs, so no cancel of one may close it — and
+   * the id is then forgotten for all of them, none being held for a GET that went out unlinked.
    */
   forEvent(eventId: string): AbortSignal | undefined {
     const kept = this.#byEvent.get(eventId);
-    return Array.isArray(kept) ? undefined : kept;
+    if (!Array.isArray(kept)) return kept;
+    this.#byEvent.delete(eventId);
+    return undefined;
+  }
+
+  /**
+   * Forgets `signal` under every event id (its request was abandoned: no GET will resume it).
+   * Idempotent. Walks the ids of requests in flight, and runs only on a cancel.
+   */
+  forgetSignal(signal: AbortSignal): void {
+    for (const eventId of this.#byEvent.keys()) this.forgetEvent(eventId, signal);
   }
 
   /** Forgets `signal` under `eventId`, leaving any other request's. Idempotent. */
@@ -128,7 +139,8 @@ export interface SessionTransportHooks {
  * notes each request's last event id with its signal (`onresumptiontoken`, passed per request),
  * and the session fetch finds the signal of such a GET by that id: a cancel closes the resumed
  * stream too, and a resumption due after the cancel never leaves. Only the last id per request
- * is kept, until the request is answered or given up. An id that several requests saw (a server
+ * is kept, until the request is answered or given up, or the session fetch abandons its stream or
+ * its resuming GET (a cancelled request is not forgotten before, see `#forgetAborted`). An id that several requests saw (a server
  * that reuses ids across requests, against the spec) names none of them: its GET goes out
  * unlinked, as the SDK's own would, since a cancel of one must never close another's.
  *
@@ -238,10 +250,19 @@ export class SessionTransport extends StreamableHTTPClientTransport {
     return this.#waiting.delete(id);
   }
 
-  /** Forgets the requests whose own signal was aborted (cancelled, timed out). */
+  /**
+   * Forgets the requests whose own signal was aborted (cancelled, timed out) — except one whose
+   * answer the SDK may still resume: its event id must keep naming it until the session fetch
+   * abandons that GET (and forgets the id), else the GET would leave as nobody's. A later sweep
+   * forgets it.
+   */
   #forgetAborted(): void {
+    const { requestSignals } = this.#hooks;
     for (const [id, signal] of this.#waiting) {
-      if (signal?.aborted === true) this.#settle(id);
+      if (signal?.aborted !== true) continue;
+      const eventId = this.#lastEvents.get(id);
+      if (eventId !== undefined && requestSignals.forEvent(eventId) === signal) continue;
+      this.#settle(id);
     }
     this.#sweepAt = Math.max(FIRST_SWEEP_AT, this.#waiting.size * 2);
   }
