@@ -206,6 +206,23 @@ function until(check: () => boolean): Promise<void> {
 
 const quiet = () => new Promise((resolve) => setTimeout(resolve, 300));
 
+/**
+ * Nothing was reported — no transport or client error, no lost answer — and the session still
+ * answers a call.
+ */
+async function expectSessionUnharmed(
+  session: Pick<
+    Awaited<ReturnType<typeof connect>>,
+    'client' | 'transportErrors' | 'clientErrors' | 'lost'
+  >,
+): Promise<void> {
+  expect(session.transportErrors).toEqual([]);
+  expect(session.clientErrors).toEqual([]);
+  expect(session.lost).toEqual([]);
+  const next = await session.client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
+  expect(next.isError).not.toBe(true);
+}
+
 describe('SessionTransport (2026-07-28 per-request streams)', () => {
   it('answers calls without ever combining signals with AbortSignal.any', async () => {
     // The demo server runs in this process and combines signals of its own: only the client's
@@ -255,21 +272,16 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
       const post = () => proxied.find((entry) => entry.rpcMethod === 'tools/call');
       await until(() => post()?.closedEarly === true);
       await quiet();
-      expect(transportErrors).toEqual([]);
-      expect(clientErrors).toEqual([]);
-      expect(lost).toEqual([]);
       expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
       expect(proxied.filter((entry) => entry.rpcMethod === 'notifications/cancelled')).toEqual([]);
       // Nothing kept for the abandoned request.
       for (let tag = 1; tag <= 10; tag += 1) expect(signals.get(String(tag))).toBeUndefined();
-      // The session goes on.
-      const next = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
-      expect(next.isError).not.toBe(true);
+      await expectSessionUnharmed({ client, transportErrors, clientErrors, lost });
     },
   );
 
   it('a call cancelled before its answer started closes the request, with no error', async () => {
-    const { client, transportErrors, clientErrors } = await connect();
+    const { client, transportErrors, clientErrors, lost } = await connect();
     const controller = new AbortController();
     // No progress token: the modern endpoint answers with JSON once the tool is done.
     const call = client.callTool(
@@ -283,9 +295,8 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
       () => proxied.find((entry) => entry.rpcMethod === 'tools/call')?.closedEarly === true,
     );
     await quiet();
-    expect(transportErrors).toEqual([]);
-    expect(clientErrors).toEqual([]);
     expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
+    await expectSessionUnharmed({ client, transportErrors, clientErrors, lost });
   });
 
   it('a call cancelled while its JSON answer arrives closes the request, with no error', async () => {
@@ -305,14 +316,10 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
       () => proxied.find((entry) => entry.rpcMethod === 'tools/call')?.closedEarly === true,
     );
     await quiet();
-    expect(transportErrors).toEqual([]);
-    expect(clientErrors).toEqual([]);
-    expect(lost).toEqual([]);
     expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
     for (let tag = 1; tag <= 10; tag += 1) expect(signals.get(String(tag))).toBeUndefined();
     holdJsonAnswer = false;
-    const next = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
-    expect(next.isError).not.toBe(true);
+    await expectSessionUnharmed({ client, transportErrors, clientErrors, lost });
   });
 
   it('a call cancelled while its answer is being resumed closes the resuming GET, with no error', async () => {
@@ -334,14 +341,10 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
     await expect(call).rejects.toThrow('stopped by the test');
     await until(() => resuming()?.closedEarly === true);
     await quiet();
-    expect(transportErrors).toEqual([]);
-    expect(clientErrors).toEqual([]);
-    expect(lost).toEqual([]);
     expect(proxied.filter((entry) => entry.method === 'GET')).toHaveLength(1);
     expect(signals.forEvent('ev-1')).toBeUndefined();
     endAfterFirstEvent = false;
-    const next = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
-    expect(next.isError).not.toBe(true);
+    await expectSessionUnharmed({ client, transportErrors, clientErrors, lost });
   });
 
   it("a cancel never closes another request's resuming GET when a server reuses event ids", async () => {
