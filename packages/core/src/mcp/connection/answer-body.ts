@@ -16,7 +16,7 @@ export interface AnswerBodyWatch {
  * `response`, watched as `watch` says, with at most one layer per answer. A JSON (or error, or
  * empty `202`) answer, which the SDK reads whole through `json()` or `text()` and nothing else,
  * is watched through those two, wrapped on the response itself: a stream per call costs every
- * call (about 100 µs of CPU at 64 calls in flight). An SSE answer, which the SDK reads chunk by
+ * call (100–200 µs of CPU at 64 calls in flight). An SSE answer, which the SDK reads chunk by
  * chunk, gets one stream wrapper.
  */
 export function watchAnswerBody(response: Response, watch: AnswerBodyWatch): Response {
