@@ -1,7 +1,7 @@
 import { linkSignals } from '../../internal/linked-signal.ts';
-import { isEventStream, unsettled, watchAnswerBody } from './answer-body.ts';
 import { hostOf, isBrowserOffline, throwIfOffline } from '../../internal/offline.ts';
 import { CALL_ID_META_KEY } from '../elicitation-router.ts';
+import { isEventStream, unsettled, watchAnswerBody } from './answer-body.ts';
 import {
   watchResponseStart,
   type McpRequestWaiting,
@@ -124,16 +124,16 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     const tag = requestSignals === undefined ? null : headers.get(REQUEST_SIGNAL_HEADER);
     if (tag !== null) headers.delete(REQUEST_SIGNAL_HEADER);
     const method = (init?.method ?? 'GET').toUpperCase();
-    // A GET that resumes a request's answer is that request's, found by the event id it resumes.
-    const resumedEvent =
-      requestSignals === undefined || method !== 'GET' ? null : headers.get('last-event-id');
+    // A GET with an event id resumes a request's answer (and is that request's); one without is
+    // the standalone stream.
+    const resumedEvent = method === 'GET' ? headers.get('last-event-id') : null;
     const requestSignal =
       tag !== null
         ? requestSignals?.get(tag)
         : resumedEvent !== null
           ? requestSignals?.forEvent(resumedEvent)
           : undefined;
-    if (options.blockStandaloneGet && method === 'GET' && !headers.has('last-event-id')) {
+    if (options.blockStandaloneGet && method === 'GET' && resumedEvent === null) {
       return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
     }
     for (const [name, value] of callerHeaders) {

@@ -200,6 +200,19 @@ async function connect(
   };
 }
 
+/** Reconnection options: a cut answer is resumed after `delayMs`, at most `maxRetries` times. */
+function resumeAfter(
+  delayMs: number,
+  maxRetries: number,
+): StreamableHTTPClientTransportOptions['reconnectionOptions'] {
+  return {
+    initialReconnectionDelay: delayMs,
+    maxReconnectionDelay: delayMs,
+    reconnectionDelayGrowFactor: 1,
+    maxRetries,
+  };
+}
+
 function until(check: () => boolean): Promise<void> {
   return vi.waitFor(() => expect(check()).toBe(true), { timeout: 5_000, interval: 10 });
 }
@@ -323,12 +336,9 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
   });
 
   it('a call cancelled while its answer is being resumed closes the resuming GET, with no error', async () => {
-    const { client, signals, transportErrors, clientErrors, lost } = await connect({
-      initialReconnectionDelay: 20,
-      maxReconnectionDelay: 20,
-      reconnectionDelayGrowFactor: 1,
-      maxRetries: 2,
-    });
+    const { client, signals, transportErrors, clientErrors, lost } = await connect(
+      resumeAfter(20, 2),
+    );
     endAfterFirstEvent = true;
     const controller = new AbortController();
     const call = client.callTool(
@@ -348,12 +358,9 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
   });
 
   it("a cancel never closes another request's resuming GET when a server reuses event ids", async () => {
-    const { client, signals, transportErrors, clientErrors, lost } = await connect({
-      initialReconnectionDelay: 400,
-      maxReconnectionDelay: 400,
-      reconnectionDelayGrowFactor: 1,
-      maxRetries: 1,
-    });
+    const { client, signals, transportErrors, clientErrors, lost } = await connect(
+      resumeAfter(400, 1),
+    );
     reuseEventIds = true;
     // The first call's answer ends after its event `1`: it is resumed 400 ms later.
     const resumed = new AbortController();
@@ -396,12 +403,7 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
 
 describe('SessionTransport (a resumption after the cancel, with many requests)', () => {
   it('a resumption due after its cancel never leaves, even once the waiting requests were swept', async () => {
-    const { client, transportErrors, clientErrors } = await connect({
-      initialReconnectionDelay: 2_500,
-      maxReconnectionDelay: 2_500,
-      reconnectionDelayGrowFactor: 1,
-      maxRetries: 1,
-    });
+    const { client, transportErrors, clientErrors } = await connect(resumeAfter(2_500, 1));
     endAfterFirstEvent = true;
     const controller = new AbortController();
     const call = client.callTool(

@@ -139,10 +139,11 @@ export interface SessionTransportHooks {
  * notes each request's last event id with its signal (`onresumptiontoken`, passed per request),
  * and the session fetch finds the signal of such a GET by that id: a cancel closes the resumed
  * stream too, and a resumption due after the cancel never leaves. Only the last id per request
- * is kept, until the request is answered or given up, or the session fetch abandons its stream or
- * its resuming GET (a cancelled request is not forgotten before, see `#forgetAborted`). An id that several requests saw (a server
- * that reuses ids across requests, against the spec) names none of them: its GET goes out
- * unlinked, as the SDK's own would, since a cancel of one must never close another's.
+ * is kept, until the request is answered or given up, or the session fetch abandons its stream
+ * or its resuming GET (a cancelled request is not forgotten before, see `#forgetAborted`). An
+ * id that several requests saw (a server that reuses ids across requests, against the spec)
+ * names none of them: its GET goes out unlinked, as the SDK's own would, since a cancel of one
+ * must never close another's.
  *
  * A request sent with a `resumptionToken` by the caller goes to the SDK as it is: it travels on
  * a GET that sends no per-request headers and gives no end notice.
@@ -198,7 +199,7 @@ export class SessionTransport extends StreamableHTTPClientTransport {
     const sent = super.send(message, {
       ...others,
       onRequestStreamEnd,
-      ...(tag === undefined
+      ...(tag === undefined || requestSignal === undefined
         ? {}
         : {
             headers: { ...others.headers, [REQUEST_SIGNAL_HEADER]: tag },
@@ -222,16 +223,14 @@ export class SessionTransport extends StreamableHTTPClientTransport {
   /** The `onresumptiontoken` of request `id`: notes its last event id with its signal. */
   #noteEvents(
     id: JsonRpcId,
-    signal: AbortSignal | undefined,
+    signal: AbortSignal,
     theirs: ((token: string) => void) | undefined,
   ): (token: string) => void {
     return (eventId) => {
       const { requestSignals } = this.#hooks;
       const previous = this.#lastEvents.get(id);
-      if (previous !== undefined && signal !== undefined) {
-        requestSignals.forgetEvent(previous, signal);
-      }
-      if (signal !== undefined && this.#waiting.has(id)) {
+      if (previous !== undefined) requestSignals.forgetEvent(previous, signal);
+      if (this.#waiting.has(id)) {
         this.#lastEvents.set(id, eventId);
         requestSignals.addEvent(eventId, signal);
       }
