@@ -52,6 +52,15 @@ async function bundleForBrowser(options: BuildOptions): Promise<Metafile> {
   return result.metafile;
 }
 
+/** The inputs with bytes in the output (what tree-shaking kept, not every file it read). */
+function emittedInputs(metafile: Metafile): string[] {
+  return Object.values(metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs)
+      .filter(([, details]) => details.bytesInOutput > 0)
+      .map(([input]) => input),
+  );
+}
+
 /** Every import of a Node built-in in the bundle, as `importer → specifier`. */
 function nodeBuiltinImports(metafile: Metafile): string[] {
   const found: string[] = [];
@@ -97,15 +106,40 @@ describe('browser bundle', () => {
       minify: true,
     });
 
-    const emitted = Object.values(metafile.outputs).flatMap((output) =>
-      Object.entries(output.inputs)
-        .filter(([, details]) => details.bytesInOutput > 0)
-        .map(([input]) => input),
-    );
+    const emitted = emittedInputs(metafile);
     expect(emitted.some((input) => input.includes('node_modules/zod/'))).toBe(true);
     expect(
       emitted.filter((input) => /node_modules\/zod\/.*\/locales\/(?!en\.js)/.test(input)),
     ).toEqual([]);
+  });
+
+  it('keeps the legacy SSE transport (and eventsource) out of the root entry', async () => {
+    const metafile = await bundleForBrowser({
+      entryPoints: [fileURLToPath(new URL('./index.ts', import.meta.url))],
+      absWorkingDir: repositoryRoot,
+    });
+
+    const emitted = emittedInputs(metafile);
+    expect(emitted.some((input) => input.includes('@modelcontextprotocol/client'))).toBe(true);
+    expect(emitted.filter((input) => input.includes('node_modules/eventsource/'))).toEqual([]);
+    expect(emitted.filter((input) => input.includes('/src/legacy-sse/'))).toEqual([]);
+  });
+
+  it('bundles @switchboard/core/legacy-sse for the browser, with eventsource included', async () => {
+    const metafile = await bundleForBrowser({
+      stdin: {
+        contents: "export * from '@switchboard/core/legacy-sse';",
+        resolveDir: repositoryRoot,
+        loader: 'ts',
+        sourcefile: 'entry.ts',
+      },
+      absWorkingDir: repositoryRoot,
+    });
+
+    expect(nodeBuiltinImports(metafile)).toEqual([]);
+    const emitted = emittedInputs(metafile);
+    expect(emitted).toContain('packages/core/src/legacy-sse/index.ts');
+    expect(emitted.some((input) => input.includes('node_modules/eventsource/'))).toBe(true);
   });
 
   it('bundles @switchboard/core/openai for the browser, with openai included', async () => {

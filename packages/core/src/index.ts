@@ -175,6 +175,8 @@ export {
   type McpServerStatus,
   type McpToolDescriptor,
   type McpTransportKind,
+  type LegacySseTransportFactory,
+  type LegacySseTransportOptions,
   type ToolNameList,
 } from './mcp/mcp-server.ts';
 export { DEFAULT_MAX_RESOURCE_BYTES } from './mcp/resource-types.ts';

@@ -26,6 +26,7 @@ const allowedImports: Record<string, readonly string[]> = {
   testing: ['agent', 'mcp', 'model', 'tools', 'vocabulary', 'errors', 'internal'],
   remote: ['agent', 'history', 'vocabulary', 'errors', 'internal'],
   server: ['remote', 'agent', 'vocabulary', 'errors', 'internal'],
+  'legacy-sse': ['mcp'],
   index: [
     'agent',
     'chat',

@@ -19,6 +19,7 @@ const entries: Record<string, string> = {
   '@switchboard/core/anthropic': join(sourceRoot, 'anthropic/index.ts'),
   '@switchboard/core/testing': join(sourceRoot, 'testing/index.ts'),
   '@switchboard/core/server': join(sourceRoot, 'server/index.ts'),
+  '@switchboard/core/legacy-sse': join(sourceRoot, 'legacy-sse/index.ts'),
   '@switchboard/react': join(repositoryRoot, 'packages/react/src/index.ts'),
   '@switchboard/redis': join(repositoryRoot, 'packages/redis/src/index.ts'),
   '@switchboard/postgres': join(repositoryRoot, 'packages/postgres/src/index.ts'),

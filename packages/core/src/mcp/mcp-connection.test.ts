@@ -9,6 +9,7 @@ import type { RequestLogEntry } from '@switchboard/fixtures';
 import { startEverythingServer } from '@switchboard/fixtures';
 import type { EverythingServer } from '@switchboard/fixtures';
 import { findFreePort } from '@switchboard/fixtures';
+import { legacySseTransport } from '../legacy-sse/index.ts';
 import { McpConnection } from './mcp-connection.ts';
 import type { McpConnectionOptions } from './mcp-connection.ts';
 
@@ -43,6 +44,7 @@ function connect(options: Partial<McpConnectionOptions> & { url?: URL }): McpCon
   const connection = new McpConnection({
     name: 'test',
     transport: 'auto',
+    legacySse: legacySseTransport,
     capabilities: {},
     setupClient() {},
     timeoutMs: 5000,
@@ -412,6 +414,29 @@ describe('McpConnection: standalone GET stream', () => {
 });
 
 describe('McpConnection: transport auto', () => {
+  it.each(['sse', 'auto'] as const)(
+    "'%s' without legacySse throws invalid_input when constructed, naming the import",
+    (transport) => {
+      const construct = () =>
+        new McpConnection({
+          name: 'old',
+          url: new URL('http://127.0.0.1:1/sse'),
+          transport,
+          capabilities: {},
+          setupClient() {},
+        });
+
+      expect(construct).toThrow(
+        expect.objectContaining({
+          code: 'invalid_input',
+          message: expect.stringContaining(
+            "`import { legacySseTransport } from '@switchboard/core/legacy-sse'`",
+          ),
+        }),
+      );
+    },
+  );
+
   it('falls back to legacy SSE on the same URL when the initialize POST gets 405', async () => {
     const server = await demo();
     const connection = connect({

@@ -11,6 +11,7 @@ import type {
   McpUseOptions,
 } from './connection/connection-options.ts';
 import { headerSetKey } from './connection/header-set-key.ts';
+import { checkLegacySseOption } from './connection/legacy-sse-option.ts';
 import type { McpSession, SessionConfig } from './connection/mcp-session.ts';
 import { recordSecrets } from './connection/record-secrets.ts';
 import { scrubError } from './connection/scrub-error.ts';
@@ -49,7 +50,10 @@ const MAX_IDLE_SESSIONS = 16;
  * Transports (`options.transport`, docs/architecture.md, "The life of an MCP call"):
  * - `streamable-http`: `StreamableHTTPClientTransport` on `url`.
  * - `sse`: the legacy HTTP+SSE transport (2024-11-05) on `url` (the event stream URL, e.g.
- *   `/sse`); its session is always in the 2025 era, so no `server/discover` probe is sent.
+ *   `/sse`), made by `options.legacySse` (`@switchboard/core/legacy-sse`, a separate import so
+ *   the SDK's `SSEClientTransport` and `eventsource` stay out of apps that never use it; `sse`
+ *   and `auto` without it throw at construction); its session is always in the 2025 era, so no
+ *   `server/discover` probe is sent.
  * - `auto`: Streamable HTTP first; only when the `initialize`/`server/discover` POST is answered
  *   400, 404 or 405 does it try legacy SSE — **on the same URL** (servers that serve both at one
  *   path, or a URL that already is the SSE endpoint). What worked is remembered in
@@ -112,8 +116,9 @@ export class McpConnection extends Store<McpConnectionState> {
 
   /**
    * @param options See {@link McpConnectionOptions}. Nothing connects until {@link use}.
-   * @throws SwitchboardError `invalid_input` without `url` and without `createTransport`, or
-   *   with a `timeoutMs` that is not a positive number.
+   * @throws SwitchboardError `invalid_input` without `url` and without `createTransport`, with a
+   *   `timeoutMs` that is not a positive number, or with `transport` `sse` or `auto` but no
+   *   `legacySse` (and no `createTransport`).
    */
   constructor(options: McpConnectionOptions) {
     super({ info: undefined, status: 'idle', error: undefined });
@@ -130,6 +135,12 @@ export class McpConnection extends Store<McpConnectionState> {
         `MCP server "${options.name}": timeoutMs must be a positive number of milliseconds.`,
       );
     }
+    checkLegacySseOption({
+      where: `MCP server "${options.name}"`,
+      transport: options.transport,
+      custom: options.createTransport !== undefined,
+      legacySse: options.legacySse,
+    });
     this.#options = options;
     this.scrubber = options.scrubber ?? new SecretScrubber();
     const { authorization } = options;

@@ -10,6 +10,7 @@ import {
 import { Agent } from '../agent/agent.ts';
 import { SwitchboardError } from '../errors/switchboard-error.ts';
 import type { FunctionCallOutputItem } from '../vocabulary/items.ts';
+import { legacySseTransport } from '../legacy-sse/index.ts';
 import { mcpServer, type McpServer } from './mcp-server.ts';
 
 /**
@@ -70,7 +71,12 @@ describe('unknown outcomes are named (outcome_unknown)', () => {
 
   it('legacy HTTP+SSE: the stream carrying the answers ends after the call arrived: outcome_unknown', async () => {
     const server = await faulty();
-    const tools = client({ url: server.sseUrl, name: 'faulty', transport: 'sse' });
+    const tools = client({
+      url: server.sseUrl,
+      name: 'faulty',
+      transport: 'sse',
+      legacySse: legacySseTransport,
+    });
     expect(await tools.callTool('echo', { n: 1 })).toEqual({ text: 'echo: {"n":1}' });
     const died = await failureOf(tools.callTool('die', {}));
     expect(server.calls).toEqual(['echo', 'die']);

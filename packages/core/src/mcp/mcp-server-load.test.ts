@@ -9,6 +9,7 @@ import {
 import { Agent } from '../agent/agent.ts';
 import { MemoryHistoryStore } from '../history/memory-history-store.ts';
 import { openaiChatModel } from '../openai/openai-chat-model.ts';
+import { legacySseTransport } from '../legacy-sse/index.ts';
 import { mcpServer, type McpServer } from './mcp-server.ts';
 
 const opened: { close(): Promise<void> }[] = [];
@@ -39,6 +40,7 @@ function perUserServer(
   const server = mcpServer({
     url,
     transport,
+    legacySse: legacySseTransport,
     name: 'load',
     headers: (runContext) => ({ 'x-user': String(runContext) }),
     timeoutMs: 10_000,
@@ -147,7 +149,12 @@ describe('many users on one MCP server (issue 13, load)', () => {
 
   it('64 calls at once with the same headers (legacy HTTP+SSE: one session per call in flight)', async () => {
     const load = await loadServer();
-    const server = mcpServer({ url: load.legacySseUrl, transport: 'sse', name: 'load' });
+    const server = mcpServer({
+      url: load.legacySseUrl,
+      transport: 'sse',
+      legacySse: legacySseTransport,
+      name: 'load',
+    });
     opened.push(server);
     const outputs = await Promise.all(
       Array.from({ length: 64 }, (_, index) => server.callTool('record', { id: `c${index}` })),
@@ -300,7 +307,12 @@ describe('pushed questions over legacy HTTP+SSE reach the call that asked (issue
 
   it('four direct calls at once on one server (same headers): each question goes to its own call', async () => {
     const demo = await demoServer();
-    const server = mcpServer({ url: demo.legacySseUrl, transport: 'sse', name: 'demo' });
+    const server = mcpServer({
+      url: demo.legacySseUrl,
+      transport: 'sse',
+      legacySse: legacySseTransport,
+      name: 'demo',
+    });
     opened.push(server);
     await bookAtOnce(server);
     // Legacy SSE: one session per call in flight (its one stream then carries only its questions).
@@ -326,7 +338,12 @@ describe('pushed questions over legacy HTTP+SSE reach the call that asked (issue
 
   it('two agent threads paused on pushed questions at once: each answer reaches its own call', async () => {
     const demo = await demoServer();
-    const server = mcpServer({ url: demo.legacySseUrl, transport: 'sse', name: 'demo' });
+    const server = mcpServer({
+      url: demo.legacySseUrl,
+      transport: 'sse',
+      legacySse: legacySseTransport,
+      name: 'demo',
+    });
     opened.push(server);
     const model = await startScriptedModelServer({
       script: (request) => {

@@ -7,6 +7,7 @@ import type {
   McpTransportKind,
 } from './connection/connection-info.ts';
 import type { McpRequestWaiting } from './connection/request-waiting.ts';
+import type { LegacySseTransportFactory } from './connection/legacy-sse-option.ts';
 import type { SchemaCache } from './schema-cache.ts';
 import type { Tool } from '../tools/tool-types.ts';
 
@@ -18,9 +19,21 @@ export interface McpServerOptions {
   name?: string;
   /**
    * `streamable-http` (default), legacy `sse` (HTTP+SSE, 2024-11-05), or `auto`: Streamable HTTP,
-   * falling back to legacy SSE when the first POST gets 400, 404 or 405.
+   * falling back to legacy SSE when the first POST gets 400, 404 or 405. `sse` and `auto` need
+   * `legacySse` (unless `createTransport`).
    */
   transport?: McpTransportKind;
+  /**
+   * Makes the legacy HTTP+SSE transport (2024-11-05): pass `legacySseTransport` from
+   * `@switchboard/core/legacy-sse`. Required with `transport: 'sse'` or `'auto'`; unused with
+   * `streamable-http` or `createTransport`. A separate import so that apps which only speak
+   * Streamable HTTP do not ship the SDK's `SSEClientTransport` and the `eventsource` package
+   * (about 2 KiB gzip).
+   *
+   * @throws SwitchboardError `invalid_input` from `mcpServer()` when `transport` is `sse` or
+   *   `auto` and this is missing; the message names the import line.
+   */
+  legacySse?: LegacySseTransportFactory;
   /** Headers on every HTTP request (POST, GET stream, DELETE, legacy SSE); per run if a function. */
   headers?: McpHeaders;
   /** Allow-list: only these tools (by the server's names), or those the predicate keeps. */

@@ -20,6 +20,7 @@ import { answerServerRequests } from './server-requests.ts';
 import { ToolCatalog, type ToolCatalogHost } from './tool-catalog.ts';
 import { ContentChangeStream } from './content-change-stream.ts';
 import type { ClosableStream } from './connection/tab-stream-lead.ts';
+import { checkLegacySseOption } from './connection/legacy-sse-option.ts';
 import { TabStreamShare, type SharedListKind } from './tab-stream-share.ts';
 import {
   DEFAULT_MCP_WAITING_NOTICE_MS,
@@ -45,6 +46,10 @@ import { describeServer, toMcpError } from './to-mcp-error.ts';
 import { TASKS_EXTENSION } from './call/task-wire.ts';
 
 export type { McpHeaders, McpTransportKind } from './connection/connection-info.ts';
+export type {
+  LegacySseTransportFactory,
+  LegacySseTransportOptions,
+} from './connection/legacy-sse-option.ts';
 export type { McpAuthorizeOutcome } from './mcp-authorization.ts';
 export type {
   McpServerOptions,
@@ -115,8 +120,9 @@ export class McpServer extends Store<McpServerSnapshot> {
 
   /**
    * @param options See {@link McpServerOptions}.
-   * @throws SwitchboardError `invalid_input` without `url` and `createTransport`, or with a URL
-   *   that is not a valid http(s) URL.
+   * @throws SwitchboardError `invalid_input` without `url` and `createTransport`, with a URL
+   *   that is not a valid http(s) URL, or with `transport` `sse` or `auto` but no `legacySse`
+   *   (and no `createTransport`); the message names the import to add.
    */
   constructor(options: McpServerOptions) {
     super({ status: 'idle', completedElicitations: [] });
@@ -125,6 +131,12 @@ export class McpServer extends Store<McpServerSnapshot> {
     this.name = options.name ?? this.url?.host ?? 'mcp-server';
     this.#where =
       this.url === undefined ? `MCP server "${this.name}"` : describeServer(this.name, this.url);
+    checkLegacySseOption({
+      where: this.#where,
+      transport: options.transport ?? 'streamable-http',
+      custom: options.createTransport !== undefined,
+      legacySse: options.legacySse,
+    });
     this.#authorization = new McpAuthorization({
       provider: options.authProvider,
       where: this.#where,
@@ -555,6 +567,7 @@ export class McpServer extends Store<McpServerSnapshot> {
       ...(options.createTransport === undefined
         ? {}
         : { createTransport: options.createTransport }),
+      ...(options.legacySse === undefined ? {} : { legacySse: options.legacySse }),
       ...(options.authProvider === undefined ? {} : { authorization: this.#authorization }),
       ...(prior === undefined ? {} : { prior }),
       scrubber: this.#scrubber,

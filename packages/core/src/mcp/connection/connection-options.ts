@@ -4,6 +4,7 @@ import type { SecretScrubber } from '../../internal/secret-scrubber.ts';
 import type { McpAuthorization } from '../mcp-authorization.ts';
 import type { RequestWaitingWatch } from './request-waiting.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
+import type { LegacySseTransportFactory } from './legacy-sse-option.ts';
 import type {
   McpConnectionInfo,
   McpConnectionPrior,
@@ -58,6 +59,11 @@ export interface McpConnectionOptions {
   prior?: McpConnectionPrior;
   /** Makes the transport for a non-HTTP server (stdio). `url` is then unused. */
   createTransport?: () => Transport;
+  /**
+   * Makes the legacy HTTP+SSE transport: required with `transport` `sse` or `auto` (unless
+   * `createTransport`), see `McpServerOptions.legacySse`.
+   */
+  legacySse?: LegacySseTransportFactory;
   /**
    * OAuth 2.1 for HTTP transports (see `McpServerOptions.authProvider`): its provider goes to the
    * SDK transports, which send its token, discover, register, refresh and start authorization;

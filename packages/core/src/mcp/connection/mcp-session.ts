@@ -1,6 +1,5 @@
 import {
   Client,
-  SSEClientTransport,
   SseError,
   StreamableHTTPClientTransport,
   UnauthorizedError,
@@ -14,6 +13,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { SwitchboardError } from '../../errors/switchboard-error.ts';
 import { CONNECTION_LOST_DATA } from '../to-mcp-error.ts';
+import { missingLegacySseError, type LegacySseTransportFactory } from './legacy-sse-option.ts';
 import { createSessionFetch, type HandshakeRecord } from './session-fetch.ts';
 import { RequestSignals, SessionTransport } from './session-transport.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
@@ -56,6 +56,8 @@ export interface SessionConfig {
   onServerRequest?: (client: Client, callKey: string, serverRequestId: JsonRpcId) => void;
   /** Makes the transport of a `custom` session (stdio). */
   createTransport?: () => Transport;
+  /** Makes the transport of an `sse` session (legacy HTTP+SSE, `@switchboard/core/legacy-sse`). */
+  legacySse?: LegacySseTransportFactory;
   /** The OAuth provider as the SDK transport should see it (see `McpAuthorization`). */
   authProvider?: OAuthClientProvider;
   /** The fetch for the SDK's OAuth requests. Default: `fetch`. */
@@ -357,7 +359,9 @@ function createTransport(
   const middleware = wrap === undefined ? undefined : (next: typeof fetch) => wrap(next, client);
   const noteServerRequest = config.onServerRequest;
   if (kind === 'sse') {
-    return new SSEClientTransport(url, {
+    // Checked when the server was set up; an internal caller could still leave it out.
+    if (config.legacySse === undefined) throw missingLegacySseError(options.where, 'sse');
+    return config.legacySse(url, {
       fetch: createSessionFetch({
         baseFetch,
         headers: options.headers,
