@@ -6,7 +6,10 @@
  * projects outside this repository (not workspaces), and there
  * 1. runs examples/node-agent under plain `node` against the demo MCP server over HTTP and the
  *    scripted model server: both runs complete, one through a zod tool, one through an MCP tool;
- * 2. type-checks a Node-only consumer (no DOM lib, module nodenext, strict, skipLibCheck false);
+ *    then reaches the demo server's legacy HTTP+SSE endpoint through the opt-in
+ *    `@switchboard/core/legacy-sse` entry (projects/legacy-sse.mjs);
+ * 2. type-checks a Node-only consumer (no DOM lib, module nodenext, strict, skipLibCheck false),
+ *    and legacy-sse.mjs with checkJs;
  * 3. runs a tool written with zod 3.25's `zod/v4` under plain node, and sees a zod 3 schema
  *    refused with a clear error;
  * 4. type-checks examples/react-chat plus every entry point (module nodenext, then
@@ -88,18 +91,38 @@ async function nodeConsumer(work: string, core: PackedPackage, urls: Urls): Prom
       throw new Error(`node-agent printed no "${expected}":\n${stdout}`);
   }
   if (stdout.split('[completed]').length !== 3) throw new Error(`Two runs expected:\n${stdout}`);
-  await cp(join(projects, 'node-only.ts'), join(directory, 'node-only.ts'));
-  await step('node consumer: tsc, no DOM lib, module nodenext, skipLibCheck false', () =>
-    tsc(
-      directory,
-      {
-        compilerOptions: { ...strict, module: 'nodenext', lib: ['ES2023'], types: ['node'] },
-        files: ['node-only.ts'],
-      },
-      'node-only',
-    ),
+  await cp(join(projects, 'legacy-sse.mjs'), join(directory, 'legacy-sse.mjs'));
+  const legacy = await step('node consumer: @switchboard/core/legacy-sse under plain node', () =>
+    run(process.execPath, ['legacy-sse.mjs'], {
+      cwd: directory,
+      env: { MCP_SSE_URL: urls.legacySse },
+      timeoutMs: 30_000,
+    }),
   );
-  return stdout;
+  if (!legacy.stdout.includes('legacy SSE: get_weather answered over sse')) {
+    throw new Error(`legacy-sse.mjs printed no answer:\n${legacy.stdout}`);
+  }
+  await cp(join(projects, 'node-only.ts'), join(directory, 'node-only.ts'));
+  await step(
+    'node consumer: tsc (+ checkJs), no DOM lib, module nodenext, skipLibCheck false',
+    () =>
+      tsc(
+        directory,
+        {
+          compilerOptions: {
+            ...strict,
+            allowJs: true,
+            checkJs: true,
+            module: 'nodenext',
+            lib: ['ES2023'],
+            types: ['node'],
+          },
+          files: ['node-only.ts', 'legacy-sse.mjs'],
+        },
+        'node-only',
+      ),
+  );
+  return `${stdout}${legacy.stdout}`;
 }
 
 async function zod3Consumer(work: string, core: PackedPackage): Promise<string> {
@@ -276,13 +299,19 @@ async function durableConsumer(work: string, packed: PackedPackage[]): Promise<v
 interface Urls {
   model: string;
   mcp: string;
+  /** The demo server's legacy HTTP+SSE endpoint (2024-11-05). */
+  legacySse: string;
 }
 
 const work = await mkdtemp(join(tmpdir(), 'switchboard-consumers-'));
 const model = await startScriptedModelServer();
 const demo = await startDemoServer();
 try {
-  const urls: Urls = { model: `${model.url}/v1`, mcp: demo.modernUrl };
+  const urls: Urls = {
+    model: `${model.url}/v1`,
+    mcp: demo.modernUrl,
+    legacySse: demo.legacySseUrl,
+  };
   const packed = await step(
     'npm pack @switchboard/core, @switchboard/react, @switchboard/redis, @switchboard/postgres, @switchboard/restate (builds dist/)',
     () => packPackages(root, work),

@@ -9,6 +9,7 @@ import {
   type SchemaCache,
   Store,
 } from '@switchboard/core';
+import { legacySseTransport } from '@switchboard/core/legacy-sse';
 import { saveServers, type ServerConfig } from './server-config.ts';
 import { createServerFetch, TrafficLog } from './traffic-log.ts';
 
@@ -174,6 +175,9 @@ export class ServerRegistry extends Store<ServerRegistrySnapshot> {
       url: config.url,
       name: config.name,
       transport: config.transport,
+      // The playground offers every transport (a server may be added as `sse` or `auto`), so it
+      // always brings the legacy SSE transport along.
+      legacySse: legacySseTransport,
       ...(Object.keys(headers).length === 0 ? {} : { headers }),
       ...(config.toolPrefix === '' ? {} : { toolPrefix: config.toolPrefix }),
       deferredTools: config.deferredTools,

@@ -2,6 +2,7 @@
 // bundler; skipLibCheck false): every entry of both packages.
 import { Agent, mcpServer, remoteAgent, type Interrupt } from '@switchboard/core';
 import { anthropicModel } from '@switchboard/core/anthropic';
+import { legacySseTransport } from '@switchboard/core/legacy-sse';
 import { openaiChatModel } from '@switchboard/core/openai';
 import { collectRun, mockModel, textTurn } from '@switchboard/core/testing';
 import {
@@ -20,6 +21,11 @@ export const agent = new Agent({
   name: 'typed',
   model: openaiChatModel({ model: 'gpt-4.1-mini', apiKey: 'k' }),
   mcpServers: [mcpServer({ url: 'http://127.0.0.1:1/mcp' })],
+});
+export const legacy = mcpServer({
+  url: 'http://127.0.0.1:1/sse',
+  transport: 'auto',
+  legacySse: legacySseTransport,
 });
 export const remote = remoteAgent({
   url: '/agent/',
