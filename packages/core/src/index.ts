@@ -2,10 +2,14 @@
  * `@switchboard/core`: this file is the complete public surface of the root entry. Anything not
  * exported here is internal and may change in any release, even when it is `export`ed from its
  * own module; deep imports (`@switchboard/core/dist/...`) are not supported. The other entries
- * (`/node`, `/openai`, `/anthropic`, `/server`, `/testing`) list theirs in their own
- * `index.ts`, and no name means two different things across them (`public-names.test.ts`).
+ * (`/node`, `/openai`, `/anthropic`, `/server`, `/testing`, `/legacy-sse`) list theirs in their
+ * own `index.ts`, and no name means two different things across them (`public-names.test.ts`).
  *
  * What stays out, and why:
+ * - The legacy HTTP+SSE transport (`legacySseTransport`, `/legacy-sse`): the SDK's
+ *   `SSEClientTransport` brings `eventsource` along, which apps that only reach Streamable HTTP
+ *   servers should not ship. Only its factory type (`LegacySseTransportFactory`) is here, for
+ *   `McpServerOptions.legacySse`.
  * - Helpers that only core itself calls (`mapCallToolResult`, `mapProviderToolNames`,
  *   `isProviderSafeToolName`, `chatMessagesFromItems`, `isToolInterruptResult`, `messageOf`,
  *   `toolError`): every exported helper pins an implementation, and no app, example, benchmark
