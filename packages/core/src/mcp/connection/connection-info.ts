@@ -6,7 +6,10 @@ export type McpHeaders =
   | Record<string, string>
   | ((runContext: unknown) => Record<string, string> | Promise<Record<string, string>>);
 
-/** Which HTTP transport to use. `auto`: Streamable HTTP, falling back to legacy SSE. */
+/**
+ * Which HTTP transport to use. `auto`: Streamable HTTP, falling back to legacy SSE. `sse` and
+ * `auto` need `McpServerOptions.legacySse` (`@switchboard/core/legacy-sse`).
+ */
 export type McpTransportKind = 'auto' | 'streamable-http' | 'sse';
 
 /** What the connection learnt about the server; kept so a reconnect does not probe again. */
