@@ -194,7 +194,7 @@ export const listToolsColdBenchmark: Benchmark = {
           label: 'For information: Switchboard / raw declaring no capabilities',
           value: againstBare,
           unit: 'ratio',
-          note: 'the server reads and checks a larger per-request envelope from Switchboard',
+          note: 'the same requests; only the capabilities in each request differ (see below)',
         },
         {
           label: 'For information: raw with Switchboard’s capabilities / raw with none',
@@ -254,12 +254,18 @@ export const listToolsColdBenchmark: Benchmark = {
         `2026-07-28 endpoint. Cold = a new client: Switchboard \`mcpServer({ url }).listTools()\` ` +
         '(no schema cache; connects lazily) vs raw `new Client(…)`, `connect`, `listTools()`. ' +
         'Like for like: in 2026-07-28 every request carries the client capabilities in its `_meta` ' +
-        '(there is no `initialize`), and the server parses and checks them on each of the ~51 ' +
-        'requests; Switchboard declares elicitation (form, url) and the tasks extension because a ' +
+        `(there is no \`initialize\`), and the server parses them on each of the ${switchboardWire.requests} ` +
+        'requests of a cold listing; Switchboard declares elicitation (form, url) and the tasks extension because a ' +
         'server may elicit or answer with a task during a call, and a raw client offering the same ' +
         'must declare the same. So the baseline raw client declares exactly the capabilities seen ' +
         'on the wire in Switchboard’s first `tools/list` (checked on the wire for both); the ratio ' +
-        'against the raw client declaring none is reported for information. ' +
+        'against the raw client declaring none is reported for information. Switchboard does not ' +
+        'declare less on a listing to save that work: the envelope is required on every request, ' +
+        'and a server may shape a listing by what the client declares (the reference "everything" ' +
+        'server lists 17 tools to a client declaring elicitation, sampling and roots, 13 to one ' +
+        'declaring none), so a listing made with ' +
+        'fewer capabilities could differ from what the calls (which must declare them, to be ' +
+        'elicited) can reach. ' +
         `One watched warm-up listing per client (capabilities and server request counts), then ` +
         `${ROUNDS} rounds: the three cold listings back to back, Switchboard between the two raw ` +
         'clients, which swap places each round; then a warm pair (order alternating). Each figure ' +
