@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoServer, type DemoServer } from '@switchboard/fixtures';
 import { mcpServer, type McpServer, type McpServerOptions } from './mcp-server.ts';
 import { MemorySchemaCache } from './memory-schema-cache.ts';
+import { mapProviderToolNames } from './provider-tool-names.ts';
+import { schemaCacheKey } from './schema-cache-key.ts';
 
 let demo: DemoServer;
 beforeAll(async () => {
@@ -87,6 +89,49 @@ describe('McpServer tool listing', () => {
     expect(after).not.toContain('server/discover');
     expect(after).toContain('initialize');
     expect(after).toContain('tools/call');
+  });
+
+  it('pairs each listed tool with its provider name, unchanged or mapped, and keeps one of a name listed twice', async () => {
+    // Stored as a server would have listed them: the listing is read from the cache (no
+    // request), so the names can be ones the demo server does not have.
+    const listed = (name: string, description: string) => ({
+      name,
+      description,
+      inputSchema: { type: 'object' },
+    });
+    const schemaCache = new MemorySchemaCache();
+    const key = await schemaCacheKey({ url: demo.legacyUrl, transport: 'streamable-http' });
+    const store = async (tools: unknown[]) =>
+      await schemaCache.set(key, { tools, storedAt: Date.now(), expiresAt: Infinity });
+    const described = async () =>
+      (await server(demo.legacyUrl, { schemaCache }).listTools()).map((tool) => [
+        tool.name,
+        tool.originalName,
+        tool.description,
+      ]);
+
+    await store([listed('tool_001', 'first'), listed('echo', 'second')]);
+    expect(await described()).toEqual([
+      ['tool_001', 'tool_001', 'first'],
+      ['echo', 'echo', 'second'],
+    ]);
+
+    await store([listed('a_b', 'valid'), listed('echo', 'plain'), listed('a.b', 'replaced')]);
+    const [validName, replacedName] = [
+      ...mapProviderToolNames(['a_b', 'echo', 'a.b']).keys(),
+    ].filter((name) => name !== 'echo');
+    expect(await described()).toEqual([
+      [validName, 'a_b', 'valid'],
+      ['echo', 'echo', 'plain'],
+      [replacedName, 'a.b', 'replaced'],
+    ]);
+
+    await store([listed('echo', 'earlier'), listed('add', 'sum'), listed('echo', 'later')]);
+    const [echoName] = mapProviderToolNames(['echo', 'add', 'echo']).keys();
+    expect(await described()).toEqual([
+      [echoName, 'echo', 'later'],
+      ['add', 'add', 'sum'],
+    ]);
   });
 
   it('does not share a cache entry between different credentials, and invalidate() forgets it', async () => {

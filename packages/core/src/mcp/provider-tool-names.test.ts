@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isProviderSafeToolName, mapProviderToolNames } from './provider-tool-names.ts';
+import {
+  isProviderSafeToolName,
+  mapProviderToolNames,
+  toProviderToolNames,
+} from './provider-tool-names.ts';
 
 const SAFE = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -142,6 +146,52 @@ describe('mapProviderToolNames', () => {
       expect(originals).toContain(original);
     }
     expect([...map.values()]).toEqual(originals);
+  });
+});
+
+describe('toProviderToolNames', () => {
+  it('gives safe, unique names their exact form by position (the prefix applied)', () => {
+    expect(toProviderToolNames(['tool_001', 'echo', 'get-sum'], 'srv_')).toEqual({
+      names: ['srv_tool_001', 'srv_echo', 'srv_get-sum'],
+      repeated: false,
+    });
+  });
+
+  // Each listing below mixes names that are safe as they are with one the general mapping must
+  // change: the whole listing then goes the general way (a valid name can lose its exact form
+  // there, as `a_b` does), and the result is the one mapProviderToolNames gives, by position.
+  it.each([
+    ['a collision with a replaced name', ['echo', 'a_b', 'a.b'], ''],
+    ['invalid characters', ['echo', 'files.read'], ''],
+    ['a name over 64 characters', ['echo', 'x'.repeat(65)], ''],
+    ['a prefix that makes a name too long', ['echo', 't'.repeat(60)], 'prefix_'],
+    ['a prefix with invalid characters', ['echo', 'add'], 'my.server/'],
+  ])('falls back to the general mapping for %s', (_case, originals, prefix) => {
+    const { names, repeated } = toProviderToolNames(originals, prefix);
+    expect(repeated).toBe(false);
+    expect(names).toEqual([...mapProviderToolNames(originals, prefix).keys()]);
+    expect(names.some((name, index) => name !== prefix + (originals[index] as string))).toBe(true);
+    for (const name of names) expect(name).toMatch(SAFE);
+  });
+
+  it('hashes both the valid and the replaced name of a collision', () => {
+    const { names } = toProviderToolNames(['echo', 'a_b', 'a.b']);
+    expect(names[0]).toBe('echo');
+    expect(names[1]).toMatch(/^a_b_[0-9a-z]{7}$/);
+    expect(names[2]).toMatch(/^a_b_[0-9a-z]{7}$/);
+    expect(names[1]).not.toBe(names[2]);
+  });
+
+  it('gives a name listed twice one provider name at both positions, and says so', () => {
+    const { names, repeated } = toProviderToolNames(['echo', 'add', 'echo']);
+    expect(repeated).toBe(true);
+    expect(names[1]).toBe('add');
+    expect(names[0]).toMatch(/^echo_[0-9a-z]{7}$/);
+    expect(names[2]).toBe(names[0]);
+    expect([...mapProviderToolNames(['echo', 'add', 'echo'])]).toEqual([
+      [names[0], 'echo'],
+      ['add', 'add'],
+    ]);
   });
 });
 

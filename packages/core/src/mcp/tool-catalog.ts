@@ -7,7 +7,7 @@ import type { ClosableStream } from './connection/tab-stream-lead.ts';
 import { readToolUi } from './apps/tool-ui-meta.ts';
 import { listAllTools } from './list-all-tools.ts';
 import type { McpServerOptions, McpToolDescriptor, ToolNameList } from './mcp-server-types.ts';
-import { mapProviderToolNames } from './provider-tool-names.ts';
+import { toProviderToolNames } from './provider-tool-names.ts';
 import type { SchemaCache, SchemaCacheChange, SchemaCacheEntry } from './schema-cache.ts';
 import { schemaCacheKey } from './schema-cache-key.ts';
 import { SharedOperation } from './shared-operation.ts';
@@ -342,14 +342,18 @@ export class ToolCatalog {
   }
 
   #describe(listed: McpTool[]): McpToolDescriptor[] {
-    const names = mapProviderToolNames(
+    const { names, repeated } = toProviderToolNames(
       listed.map((tool) => tool.name),
       this.#options.toolPrefix ?? '',
     );
-    const byOriginal = new Map(listed.map((tool) => [tool.name, tool]));
-    return [...names].map(([safeName, originalName]) =>
-      this.#toAgentTool(safeName, byOriginal.get(originalName) as McpTool),
-    );
+    // Paired by position, not looked up by name: a thousand-tool listing pays for every lookup.
+    if (!repeated)
+      return listed.map((tool, index) => this.#toAgentTool(names[index] as string, tool));
+    // A name the server listed twice has one provider name: one tool, the later listing of it,
+    // in the place of the first.
+    const byProviderName = new Map<string, McpTool>();
+    listed.forEach((tool, index) => byProviderName.set(names[index] as string, tool));
+    return Array.from(byProviderName, ([safeName, tool]) => this.#toAgentTool(safeName, tool));
   }
 
   #toAgentTool(safeName: string, listed: McpTool): McpToolDescriptor {
