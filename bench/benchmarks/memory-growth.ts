@@ -362,8 +362,9 @@ async function measure(
       "checkpoint (a leak adds at most 40 runs' worth to a range). Met when ours grew no more " +
       "than the control plus the two noises summed, and no count of ours' objects or handles " +
       'grew. Why a control rather than zero: ours alone grew +10 to +24 KiB over the first 1,000 ' +
-      'runs (over 10,000 runs +16, +36, +32, +48, +53, +61, +52, +57, +65, +70 KiB per 1,000, ' +
-      'slowing), and in snapshots at 1,100 and 5,100 runs the live self size grew 38 KB with 10 ' +
+      'runs while the checkpoints were kept (over 10,000 runs +16, +36, +32, +48, +53, +61, +52, ' +
+      '+57, +65, +70 KiB per 1,000, slowing), +5 to +23 KiB since, and in snapshots at 1,100 ' +
+      'and 5,100 runs the live self size grew 38 KB with 10 ' +
       "more objects — the capacity of V8's weak list of maps on AsyncGenerator.prototype (6.6 → " +
       "22.2 KB, in steps of ×1.5; the maps themselves did not grow), undici's request " +
       "FinalizationRegistry table (2 or 16 KB by the moment), undici's client queue arrays and a " +
@@ -372,8 +373,11 @@ async function measure(
       'generators per fetch, and a child doing nothing but the POSTs grew +16 to +18 KiB per ' +
       '1,000 runs. Any Node 20 program making this traffic grows so; the control measures how ' +
       'much, in the same run of the row, and the verdict is on what ours adds to it. The ' +
-      "control's growth varies from run to run (+19 to +53 KiB seen), as the list's capacity " +
-      'grows in steps, which its noise does not fully show.',
+      'control grew +12 to +16 KiB in four runs of the row on 2026-12-03 (a first version, ' +
+      'whose children still kept their checkpoints, saw +19 to +53 KiB). In three of those four ' +
+      "runs the control's heap stepped down by 9–15 KiB from checkpoint 1,100 to 1,110, and in " +
+      "one ours' by 17 KiB from 1,120 to 1,130: a one-off drop the median of an end cluster " +
+      "may fall either side of (ours' +23 KiB), which that cluster's noise takes in.",
     notes,
   };
 }
