@@ -305,7 +305,8 @@ async function measure(
       '(steady-code flags), the same traffic with no Switchboard code: the raw ' +
       '`@modelcontextprotocol/client` `Client` on the same endpoint and the `openai` SDK, each run ' +
       'a streamed model turn offered the same two tools, the `tools/call` of `read_file` and a ' +
-      "streamed turn with its result — the same three POSTs as an agent run; the raw client's " +
+      'streamed turn with its result — the same three POSTs as an agent run (ours holds, besides, ' +
+      "the session's one `subscriptions/listen` stream, opened at connect); the raw client's " +
       "transport is handed no per-request signal (with one, the SDK's `AbortSignal.any` leaves a " +
       'reference per request on Node 20, a leak of its own our session transport avoids the same ' +
       `way). Each: ${WARMUP_RUNS} warm-up runs, then ${MEASURED_RUNS} measured; checkpoints at ` +
