@@ -74,6 +74,7 @@ export type { RunHandle, RunOutcome, RunResult } from './agent/run-result.ts';
 export { inProcessSteps, type StepRunner } from './agent/step-runner.ts';
 export {
   AgentChat,
+  type AgentChatOptions,
   type ChatSendOptions,
   type ChatSnapshot,
   type ChatStatus,

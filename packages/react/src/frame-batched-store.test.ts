@@ -276,4 +276,87 @@ describe('frameBatchedStore', () => {
     frames.frame();
     expect(notified).toEqual([1, 2]);
   });
+
+  it('beforeNextFlush: prepares once just before the next publish, which shows what it changed', () => {
+    const store = source({ status: 'streaming', count: 0 });
+    const frames = manualFrames();
+    const batched = frameBatchedStore(store, {
+      isUrgent: statusChanged,
+      schedule: frames.schedule,
+      renderShare: 1,
+    });
+    const notified: number[] = [];
+    batched.subscribe(() => notified.push(batched.getSnapshot().count));
+
+    // A source that holds its changes: it asks, and changes only when prepared.
+    let held = 0;
+    const prepare = vi.fn(() => store.set({ count: held }));
+    held = 3;
+    batched.beforeNextFlush(prepare);
+    expect(frames.scheduled).toBe(1);
+    held = 7;
+    expect(prepare).not.toHaveBeenCalled();
+
+    frames.frame();
+    expect(prepare).toHaveBeenCalledTimes(1);
+    // The change made while preparing is published by that flush, not scheduled again.
+    expect(notified).toEqual([7]);
+    expect(frames.scheduled).toBe(1);
+    frames.frame();
+    expect(prepare).toHaveBeenCalledTimes(1);
+    expect(notified).toEqual([7]);
+  });
+
+  it('beforeNextFlush: an urgent change prepares first, so held changes show before it', () => {
+    const store = source({ status: 'streaming', count: 0 });
+    const frames = manualFrames();
+    const batched = frameBatchedStore(store, {
+      isUrgent: statusChanged,
+      schedule: frames.schedule,
+      renderShare: 1,
+    });
+    const notified: State[] = [];
+    batched.subscribe(() => notified.push(batched.getSnapshot()));
+
+    batched.beforeNextFlush(() => store.set({ count: 5 }));
+    store.set({ status: 'idle' });
+    expect(notified).toEqual([{ status: 'idle', count: 5 }]);
+    frames.frame();
+    expect(notified).toHaveLength(1);
+  });
+
+  it('beforeNextFlush: prepares at once without subscribers, and when the last one leaves', () => {
+    const store = source({ status: 'streaming', count: 0 });
+    const frames = manualFrames();
+    const batched = frameBatchedStore(store, { schedule: frames.schedule, renderShare: 1 });
+
+    batched.beforeNextFlush(() => store.set({ count: 1 }));
+    expect(batched.getSnapshot().count).toBe(1);
+    expect(frames.scheduled).toBe(0);
+
+    const unsubscribe = batched.subscribe(() => undefined);
+    batched.beforeNextFlush(() => store.set({ count: 2 }));
+    expect(batched.getSnapshot().count).toBe(1);
+    unsubscribe();
+    expect(store.getSnapshot().count).toBe(2);
+    expect(batched.getSnapshot().count).toBe(2);
+  });
+
+  it('beforeNextFlush waits out the render budget with the rest', () => {
+    const { store, frames, renders, batched } = budgetedStore();
+    const notified: number[] = [];
+    batched.subscribe(() => notified.push(batched.getSnapshot().count));
+    store.set({ count: 1 });
+    frames.frame();
+    renders.renderTakes(10); // quiet for 10 ms from now
+
+    const prepare = vi.fn(() => store.set({ count: 2 }));
+    batched.beforeNextFlush(prepare);
+    frames.frame();
+    expect(prepare).not.toHaveBeenCalled();
+    renders.advance(10);
+    frames.frame();
+    expect(prepare).toHaveBeenCalledTimes(1);
+    expect(notified).toEqual([1, 2]);
+  });
 });

@@ -4,6 +4,20 @@ export interface ExternalStore<Snapshot> {
   getSnapshot(): Snapshot;
 }
 
+/** What {@link frameBatchedStore} returns: an {@link ExternalStore} that can be prepared. */
+export interface FrameBatchedStore<Snapshot> extends ExternalStore<Snapshot> {
+  /**
+   * Calls `prepare` once, just before the store next reads the source to publish (the next
+   * frame's flush, or an urgent change, whichever comes first), and asks for that flush. Made
+   * for a source that holds changes until they are about to be shown (`AgentChat`'s
+   * `holdDeltas`): `prepare` may change the source; the store publishes the result and takes
+   * the notifications `prepare` causes as already seen. Called at once while nobody is
+   * subscribed (nothing renders; `getSnapshot()` reads the source through), and the ones
+   * still waiting when the last subscriber leaves are called then.
+   */
+  beforeNextFlush(prepare: () => void): void;
+}
+
 /** Options of {@link frameBatchedStore}. */
 export interface FrameBatchedStoreOptions<Snapshot> {
   /**
@@ -82,13 +96,15 @@ export function scheduleNextTask(run: () => void): () => void {
  * {@link FrameBatchedStoreOptions.renderShare}).
  *
  * While nobody is subscribed, `getSnapshot()` passes the source's snapshot through.
+ * {@link FrameBatchedStore.beforeNextFlush} lets the source fold held changes just before a
+ * publish.
  *
  * @throws RangeError when `renderShare` is not in (0, 1].
  */
 export function frameBatchedStore<Snapshot>(
   source: ExternalStore<Snapshot>,
   options: FrameBatchedStoreOptions<Snapshot> = {},
-): ExternalStore<Snapshot> {
+): FrameBatchedStore<Snapshot> {
   const {
     isUrgent = () => false,
     schedule = scheduleAnimationFrame,
@@ -108,10 +124,26 @@ export function frameBatchedStore<Snapshot>(
   /** Before this time (of `now`), changes that are not urgent wait. */
   let quietUntil = -Infinity;
   let unsubscribeSource: (() => void) | undefined;
+  /** `beforeNextFlush` callbacks, called (and cleared) by the next publish. */
+  let preparations: (() => void)[] = [];
+  /** True while they run: their source notifications are published right after anyway. */
+  let preparing = false;
 
+  const prepare = () => {
+    if (preparations.length === 0) return;
+    const due = preparations;
+    preparations = [];
+    preparing = true;
+    try {
+      for (const preparation of due) preparation();
+    } finally {
+      preparing = false;
+    }
+  };
   const publish = () => {
     cancelFlush?.();
     cancelFlush = undefined;
+    prepare();
     const next = source.getSnapshot();
     if (Object.is(next, published)) return;
     published = next;
@@ -133,6 +165,7 @@ export function frameBatchedStore<Snapshot>(
     else publish();
   };
   const onSourceChange = () => {
+    if (preparing) return;
     const next = source.getSnapshot();
     if (isUrgent(published, next)) publish();
     else cancelFlush ??= schedule(flushWhenDue);
@@ -155,8 +188,17 @@ export function frameBatchedStore<Snapshot>(
           cancelMeasure?.();
           cancelMeasure = undefined;
           quietUntil = -Infinity;
+          prepare();
         }
       };
+    },
+    beforeNextFlush(preparation) {
+      if (unsubscribeSource === undefined) {
+        preparation();
+        return;
+      }
+      preparations.push(preparation);
+      cancelFlush ??= schedule(flushWhenDue);
     },
     getSnapshot() {
       if (unsubscribeSource === undefined) published = source.getSnapshot();

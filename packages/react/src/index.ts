@@ -48,5 +48,6 @@ export {
   scheduleAnimationFrame,
   scheduleNextTask,
   type ExternalStore,
+  type FrameBatchedStore,
   type FrameBatchedStoreOptions,
 } from './frame-batched-store.ts';

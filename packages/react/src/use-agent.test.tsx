@@ -310,6 +310,50 @@ describe('useAgent', () => {
     }
   });
 
+  it('folds the streamed text into messages at each frame, before the run ends', async () => {
+    const words = Array.from({ length: 10 }, (_, index) => `w${index}`);
+    await restart([{ text: words.join(' '), delayMs: 50 }]);
+    // Frames run only when the test says: the text between them is held in the chat.
+    let frames: FrameRequestCallback[] = [];
+    vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) => {
+      frames.push(callback);
+      return frames.length;
+    });
+    vi.stubGlobal('cancelAnimationFrame', () => undefined);
+    const runFrames = () => {
+      const due = frames;
+      frames = [];
+      for (const callback of due) callback(performance.now());
+    };
+    const agent = makeAgent();
+    const { result } = renderHook(() => useAgent(agent));
+    await waitFor(() => expect(result.current.status).toBe('idle'));
+    const textShown = () => {
+      const part = result.current.messages.at(-1)?.parts[0];
+      return result.current.messages.length === 2 && part?.type === 'text' ? part.text : '';
+    };
+
+    const actEnvironment = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean | undefined };
+    const previous = actEnvironment.IS_REACT_ACT_ENVIRONMENT;
+    actEnvironment.IS_REACT_ACT_ENVIRONMENT = false;
+    try {
+      const sent = result.current.send('talk');
+      await waitFor(() => {
+        runFrames();
+        expect(textShown()).not.toBe('');
+      });
+      // A frame showed part of the answer while it still streamed (the chat folded its held
+      // deltas for that frame), in order.
+      expect(result.current.status).toBe('streaming');
+      expect(words.join(' ').startsWith(textShown())).toBe(true);
+      expect((await sent).status).toBe('completed');
+      await waitFor(() => expect(result.current.status).toBe('idle'));
+      expect(textShown()).toBe(words.join(' '));
+    } finally {
+      actEnvironment.IS_REACT_ACT_ENVIRONMENT = previous;
+    }
+  });
+
   it('flushes the end of a run at once even when no animation frame ever comes', async () => {
     await restart([{ text: 'all of this text arrives' }]);
     vi.stubGlobal('requestAnimationFrame', () => 1);

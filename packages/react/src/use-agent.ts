@@ -15,7 +15,7 @@ import {
   type ToolOutput,
 } from '@switchboard/core';
 import { useCallback, useContext, useEffect, useState, useSyncExternalStore } from 'react';
-import { frameBatchedStore, type ExternalStore } from './frame-batched-store.ts';
+import { frameBatchedStore, type FrameBatchedStore } from './frame-batched-store.ts';
 import type { Interrupt, ResolutionAction } from './interrupt-types.ts';
 import { listStartedThread } from './list-started-thread.ts';
 import { switchboardQueryKeys } from './query-keys.ts';
@@ -170,12 +170,19 @@ interface BoundChat {
   agent: AgentEndpoint;
   threadId: string | undefined;
   chat: AgentChat;
-  store: ExternalStore<ChatSnapshot>;
+  store: FrameBatchedStore<ChatSnapshot>;
 }
 
 function bindChat(agent: AgentEndpoint, threadId: string | undefined): BoundChat {
-  const chat = new AgentChat(agent, threadId === undefined ? {} : { threadId });
-  return { agent, threadId, chat, store: frameBatchedStore(chat, { isUrgent }) };
+  // The chat holds streamed deltas until the store is about to publish, so a streaming answer
+  // makes one snapshot per rendered frame, not one per task of the stream. (It asks only while a
+  // run streams, after `store` below exists.)
+  const chat = new AgentChat(agent, {
+    ...(threadId === undefined ? {} : { threadId }),
+    holdDeltas: (fold) => store.beforeNextFlush(fold),
+  });
+  const store = frameBatchedStore(chat, { isUrgent });
+  return { agent, threadId, chat, store };
 }
 
 function isAgent(value: unknown): value is AgentEndpoint {
@@ -193,7 +200,9 @@ function isAgent(value: unknown): value is AgentEndpoint {
  * notifications are coalesced with `requestAnimationFrame`, or `setTimeout(0)` without it), and
  * less often while rendering gets expensive (a render may take at most half the time; see
  * {@link frameBatchedStore}); status, interrupt and error changes render at once, so the end of
- * a run is never delayed.
+ * a run is never delayed. The chat folds the streamed text into its messages once per rendered
+ * frame too, just before React reads them (`AgentChat`'s `holdDeltas`), not at every task of the
+ * stream.
  * When a run ends, the thread list of {@link useThreads} is invalidated if a query client is
  * available (provider or `QueryClientProvider`); when a run of a thread the list does not show
  * yet starts, the thread is added to it at once (titled by its first message).

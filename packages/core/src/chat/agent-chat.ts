@@ -23,7 +23,7 @@ import { withRunId } from './branch-messages.ts';
 import { planBranchRun } from './branch-run.ts';
 import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
 import { chunkBatches } from './chunk-batches.ts';
-import { joinDeltas } from './join-deltas.ts';
+import { isDeltaChunk, joinDeltas } from './join-deltas.ts';
 import { nextModelRetry } from './chat-model-retry.ts';
 import {
   endedView,
@@ -53,6 +53,25 @@ export interface ChatSendOptions {
    * (docs/conversations.md, "Attachments").
    */
   attachments?: readonly AttachmentInput[];
+}
+
+/** Options of the {@link AgentChat} constructor. */
+export interface AgentChatOptions {
+  /** The thread to show. Default a new random UUID (a new thread). */
+  threadId?: string;
+  /**
+   * Holds a run's streamed text and reasoning deltas out of the snapshot until the UI is about
+   * to render: when the chat starts holding deltas it calls `holdDeltas(fold)`, and folds every
+   * delta held so far into the snapshot — one new snapshot — when `fold` is called (any time,
+   * any number of times; a `fold` of an ended run does nothing). `useAgent` passes its
+   * frame-batched store's `beforeNextFlush`, so a streaming answer makes one snapshot per
+   * rendered frame instead of one per task of the stream. Any other chunk (a tool call, an
+   * interrupt, the run's end), the end of the stream and a stream error fold what is held first,
+   * so the messages are exactly those without holding, in the same order; only
+   * `getSnapshot()` lags the stream by up to one `fold` meanwhile. Default: nothing held (one
+   * snapshot per task of the stream).
+   */
+  holdDeltas?: (fold: () => void) => void;
 }
 
 /**
@@ -86,8 +105,10 @@ export class AgentChat extends Store<ChatSnapshot> {
   #shownRows = '';
   /** The thread's selected branch as last read or chosen (see `HistoryStore.selectBranch`). */
   #selection: BranchSelection | undefined;
+  readonly #holdDeltas: AgentChatOptions['holdDeltas'];
 
-  constructor(agent: AgentEndpoint, options: { threadId?: string } = {}) {
+  /** @param options See {@link AgentChatOptions}. */
+  constructor(agent: AgentEndpoint, options: AgentChatOptions = {}) {
     super({
       threadId: options.threadId ?? crypto.randomUUID(),
       messages: [],
@@ -96,6 +117,7 @@ export class AgentChat extends Store<ChatSnapshot> {
       serversNeedingAuth: serversNeedingAuth(agent),
     });
     this.agent = agent;
+    this.#holdDeltas = options.holdDeltas;
   }
 
   /**
@@ -474,9 +496,31 @@ export class AgentChat extends Store<ChatSnapshot> {
       return withModelWaiting(withModelRetry(next, modelRetry), modelWaiting);
     };
     // One snapshot per task of the stream, not one per delta: the task's chunks in one batch,
-    // each run of deltas in it folded as one.
-    for await (const batch of chunkBatches(run.chunks)) {
-      this.set((snapshot) => joinDeltas(batch).reduce(fold, snapshot));
+    // each run of deltas in it folded as one. With `holdDeltas`, batches of deltas only wait
+    // for the UI's next render (one snapshot per frame); anything else folds them first.
+    const hold = this.#holdDeltas;
+    let pending: Chunk[] = [];
+    let asked = false;
+    const foldHeld = (batch: readonly Chunk[] = []): void => {
+      const chunks = pending.length === 0 ? batch : pending.concat(batch);
+      pending = [];
+      if (chunks.length > 0) this.set((snapshot) => joinDeltas(chunks).reduce(fold, snapshot));
+    };
+    try {
+      for await (const batch of chunkBatches(run.chunks)) {
+        if (hold === undefined || !batch.every(isDeltaChunk)) foldHeld(batch);
+        else {
+          for (const chunk of batch) pending.push(chunk);
+          if (asked) continue;
+          asked = true;
+          hold(() => {
+            asked = false;
+            foldHeld();
+          });
+        }
+      }
+    } finally {
+      foldHeld();
     }
     this.#run = undefined;
     // A run that ended without a terminal chunk (it always has one) leaves no retry shown.

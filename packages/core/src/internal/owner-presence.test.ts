@@ -1,5 +1,10 @@
-import { describe, expect, it, vi } from 'vitest';
-import { heldPresenceLocks, OwnerPresence, type PageLifecycle } from './owner-presence.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  heldPresenceLocks,
+  OwnerPresence,
+  PRESENCE_LINGER_MS,
+  type PageLifecycle,
+} from './owner-presence.ts';
 import { lockManagerDouble } from './web-locks-test-support.ts';
 
 /** A window double that fires `pagehide` / `pageshow` on demand. */
@@ -17,9 +22,13 @@ function pageDouble() {
 }
 
 describe('OwnerPresence', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('holds its lock from the first join to the last leave, and leases name it meanwhile', async () => {
     const locks = lockManagerDouble();
-    const presence = new OwnerPresence({ locks, id: 'tab-1' });
+    const presence = new OwnerPresence({ locks, id: 'tab-1', lingerMs: 0 });
     expect(presence.leaseLock).toBeUndefined();
     expect(await heldPresenceLocks(locks)).toEqual(new Set());
 
@@ -34,6 +43,66 @@ describe('OwnerPresence', () => {
     leaveSecond();
     await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
     expect(presence.leaseLock).toBeUndefined();
+  });
+
+  it('keeps the lock PRESENCE_LINGER_MS after the last leave, reused by a join meanwhile', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let requests = 0;
+    const double = lockManagerDouble();
+    const locks = {
+      ...double,
+      request: ((...args: Parameters<LockManager['request']>) => {
+        requests++;
+        return double.request(...args);
+      }) as LockManager['request'],
+    } as LockManager;
+    const presence = new OwnerPresence({ locks, id: 'tab-1' });
+
+    (await presence.join())();
+    vi.advanceTimersByTime(PRESENCE_LINGER_MS - 1);
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    // The next run joins while the lock lingers: the same grant, no new request.
+    const leave = await presence.join();
+    expect(presence.leaseLock).toBe(presence.lockName);
+    expect(requests).toBe(1);
+    vi.advanceTimersByTime(PRESENCE_LINGER_MS); // a member is in: no let-go however long
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+
+    leave();
+    vi.advanceTimersByTime(PRESENCE_LINGER_MS - 1);
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    vi.advanceTimersByTime(1);
+    await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+    expect(presence.leaseLock).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+
+    // After the let-go, a join asks again.
+    const again = await presence.join();
+    expect(requests).toBe(2);
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    again();
+    vi.advanceTimersByTime(PRESENCE_LINGER_MS);
+    await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+  });
+
+  it('pagehide while lingering lets go at once and leaves no timer', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const locks = lockManagerDouble();
+    const { page, fire } = pageDouble();
+    const presence = new OwnerPresence({ locks, page, id: 'tab-1' });
+    const restored = vi.fn();
+    presence.onRestored(restored);
+    (await presence.join())();
+    expect(vi.getTimerCount()).toBe(1);
+
+    fire('pagehide', true);
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+    expect(presence.leaseLock).toBeUndefined();
+    // No run was going on: a restore has nothing to renew, and takes no lock.
+    fire('pageshow', true);
+    expect(restored).not.toHaveBeenCalled();
+    expect(await heldPresenceLocks(locks)).toEqual(new Set());
   });
 
   it('lets go on pagehide while leases keep naming the lock; a bfcache restore takes it again and says so', async () => {

@@ -4,6 +4,14 @@ import { tabLockManager } from './web-locks.ts';
 /** What every presence lock's name starts with (the rest is random, one per page or worker). */
 export const PRESENCE_LOCK_PREFIX = 'switchboard.run-owner ';
 
+/**
+ * How long, in ms, a presence keeps its lock after its last member left (see
+ * {@link OwnerPresence}): a chat's next answer usually starts within seconds of the last one,
+ * and asking the browser for the lock again (a round trip to the browser process before the run's
+ * first write can name it) delays that run's start.
+ */
+export const PRESENCE_LINGER_MS = 5_000;
+
 /** The page events a presence follows (a `Window`; absent in Node and workers). */
 export interface PageLifecycle {
   addEventListener(
@@ -24,6 +32,15 @@ export interface PageLifecycle {
  * ({@link onRestored}), which renew their leases by compare-and-set before anything else: a run
  * another client recovered meanwhile is lost, never continued as if it were still its own.
  *
+ * After the last member left, the lock is kept {@link PRESENCE_LINGER_MS} longer and reused by
+ * a run that starts meanwhile, instead of being let go and asked for again at every run (each
+ * request and grant costs a run start frames). So other pages see this one as present up to that
+ * long after its last run ended. That is harmless: presence is asked only about `running` rows
+ * (`isStale` in agent/recover-run.ts), and a run that ended is no longer `running` — except a run
+ * whose terminal write failed, which other pages then recover up to {@link PRESENCE_LINGER_MS}
+ * later (this page's own loads recover it at once: it is its own lease). `pagehide` lets go at
+ * once, lingering or not.
+ *
  * Without Web Locks (Node, old browsers) it holds nothing and leases carry no lock: readers then
  * go by the lease's expiry alone, as before.
  */
@@ -38,6 +55,9 @@ export class OwnerPresence {
   #granted: ((held: boolean) => void) | undefined;
   #letGo: (() => void) | undefined;
   #held = false;
+  readonly #lingerMs: number;
+  /** Cancels the pending let-go after the last member left; set while lingering. */
+  #cancelLinger: (() => void) | undefined;
   /** Let go on `pagehide`: leases keep naming the lock, which now says "gone". */
   #hidden = false;
   readonly #restoredListeners = new Set<() => void>();
@@ -46,14 +66,19 @@ export class OwnerPresence {
    * @param options.locks The origin's lock manager (`undefined`: no Web Locks, hold nothing).
    * @param options.page Where `pagehide` / `pageshow` fire (the window); absent: none.
    * @param options.id The random part of the lock name. Default a random UUID.
+   * @param options.lingerMs How long the lock is kept after the last member left, in ms (`0`: let
+   *   go at once). Default {@link PRESENCE_LINGER_MS}. The timer is unref'd where timers can be
+   *   (Node), so it never keeps a process alive.
    */
   constructor(options: {
     locks: WebLockManager | undefined;
     page?: PageLifecycle | undefined;
     id?: string;
+    lingerMs?: number;
   }) {
     this.lockName = PRESENCE_LOCK_PREFIX + (options.id ?? crypto.randomUUID());
     this.#locks = options.locks;
+    this.#lingerMs = options.lingerMs ?? PRESENCE_LINGER_MS;
     options.page?.addEventListener('pagehide', () => this.#pageHidden());
     options.page?.addEventListener('pageshow', (event) => {
       if (event.persisted === true) this.#pageRestored();
@@ -62,17 +87,20 @@ export class OwnerPresence {
 
   /**
    * Joins: resolves once the lock is held (at once without Web Locks), so the lease written next
-   * can name it. Returns `leave`, to call once the member's row is no longer `running` as its own
-   * (written terminal, or taken by another client); the lock is let go with the last member.
+   * can name it (a lock still lingering after the last member is reused: no new request).
+   * Returns `leave`, to call once the member's row is no longer `running` as its own (written
+   * terminal, or taken by another client); the lock is let go `lingerMs` after the last member
+   * left, unless another joined meanwhile.
    */
   async join(): Promise<() => void> {
     this.#members++;
+    this.#stopLingering();
     let left = false;
     const leave = (): void => {
       if (left) return;
       left = true;
       this.#members--;
-      if (this.#members === 0) this.#release();
+      if (this.#members === 0) this.#linger();
     };
     await this.#acquire();
     return leave;
@@ -115,7 +143,29 @@ export class OwnerPresence {
     return holding;
   }
 
+  /** Lets go `lingerMs` from now, unless a member joins first (or at once for `0`). */
+  #linger(): void {
+    if (this.#holding === undefined) return; // nothing held or asked for (no Web Locks)
+    if (this.#lingerMs <= 0) {
+      this.#release();
+      return;
+    }
+    this.#stopLingering();
+    const timer = setTimeout(() => {
+      this.#cancelLinger = undefined;
+      if (this.#members === 0) this.#release();
+    }, this.#lingerMs);
+    (timer as { unref?: () => void }).unref?.();
+    this.#cancelLinger = () => clearTimeout(timer);
+  }
+
+  #stopLingering(): void {
+    this.#cancelLinger?.();
+    this.#cancelLinger = undefined;
+  }
+
   #release(): void {
+    this.#stopLingering();
     this.#held = false;
     this.#holding = undefined;
     this.#granted?.(false);
@@ -125,7 +175,11 @@ export class OwnerPresence {
   }
 
   #pageHidden(): void {
-    if (this.#members === 0) return;
+    if (this.#members === 0) {
+      // Lingering after the last run: nothing to tell on a restore, just stop saying "here".
+      if (this.#holding !== undefined) this.#release();
+      return;
+    }
     this.#hidden = true;
     this.#release();
   }
