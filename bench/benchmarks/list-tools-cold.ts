@@ -1,12 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
-} from '@modelcontextprotocol/client';
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { mcpServer } from '@switchboard/core';
 import type { Benchmark } from '../benchmark.ts';
 import { connectRawClient, type RawClientOptions } from '../raw-client.ts';
 import { countsDelta, type BenchServers } from '../servers/start-bench-servers.ts';
+import { capabilityRecorder, type WatchedFetch } from '../wire-capabilities.ts';
 import { pairedRatios, summarize } from '../stats.ts';
 
 /** Timed rounds; each has one cold listing per client and one warm pair. */
@@ -34,27 +32,6 @@ interface WireView {
   requests: number;
   /** The same by `HTTP-method json-rpc-method`. */
   byMethod: Record<string, number>;
-}
-
-/** A `fetch` for either client: Switchboard's option takes `Request` inputs too. */
-type WatchedFetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
-
-/** A `fetch` that notes the capabilities the first `tools/list` request declares. */
-function capabilityRecorder(): { fetch: WatchedFetch; declared: () => unknown } {
-  let declared: unknown;
-  const fetch: WatchedFetch = async (input, init) => {
-    if (declared === undefined && typeof init?.body === 'string') {
-      const message = JSON.parse(init.body) as {
-        method?: string;
-        params?: { _meta?: Record<string, unknown> };
-      };
-      if (message.method === 'tools/list') {
-        declared = message.params?._meta?.[CLIENT_CAPABILITIES_META_KEY] ?? 'none sent';
-      }
-    }
-    return await globalThis.fetch(input, init);
-  };
-  return { fetch, declared: () => declared };
 }
 
 /** A new Switchboard client's listing, connect included, in ms; the client is closed after. */
