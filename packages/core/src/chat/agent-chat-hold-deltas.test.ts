@@ -1,18 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { scriptFromReplies, type ScriptedReply } from '@switchboard/fixtures';
-import { startScriptedModelServer, type ScriptedModelServer } from '@switchboard/fixtures';
+import type { ScriptedReply } from '@switchboard/fixtures';
 import { Agent } from '../agent/agent.ts';
-import { openaiChatModel } from '../openai/openai-chat-model.ts';
+import { closeScriptedModelServers, scripted } from '../agent/agent-test-support.ts';
 import { tool } from '../tools/tool.ts';
 import { AgentChat, type AgentChatOptions, type ChatSnapshot } from './agent-chat.ts';
 import type { ChatMessage } from './chat-message.ts';
 
-const servers: ScriptedModelServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
+afterEach(closeScriptedModelServers);
 
 const addTool = tool({
   name: 'add',
@@ -23,14 +18,7 @@ const addTool = tool({
 
 /** A chat on a scripted model server (real HTTP on 127.0.0.1) that answers `replies`. */
 async function chatOn(replies: ScriptedReply[], options: AgentChatOptions): Promise<AgentChat> {
-  const server = await startScriptedModelServer({ script: scriptFromReplies(replies) });
-  servers.push(server);
-  const model = openaiChatModel({
-    baseURL: `${server.url}/v1`,
-    apiKey: 'x',
-    model: 'scripted',
-    maxRetries: 0,
-  });
+  const { model } = await scripted(replies);
   return new AgentChat(new Agent({ name: 'test', model, tools: [addTool] }), options);
 }
 
