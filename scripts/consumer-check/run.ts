@@ -73,6 +73,15 @@ async function tsc(directory: string, config: object, label: string): Promise<vo
 }
 
 const strict = { strict: true, skipLibCheck: false, noEmit: true, target: 'ES2022' };
+/** A Node project's JavaScript checked as TypeScript (no DOM lib, module nodenext). */
+const nodeCheckJs = {
+  ...strict,
+  allowJs: true,
+  checkJs: true,
+  module: 'nodenext',
+  lib: ['ES2023'],
+  types: ['node'],
+};
 
 async function nodeConsumer(work: string, core: PackedPackage, urls: Urls): Promise<string> {
   const directory = await freshProject(work, 'node-agent', 'node-agent');
@@ -109,14 +118,7 @@ async function nodeConsumer(work: string, core: PackedPackage, urls: Urls): Prom
       tsc(
         directory,
         {
-          compilerOptions: {
-            ...strict,
-            allowJs: true,
-            checkJs: true,
-            module: 'nodenext',
-            lib: ['ES2023'],
-            types: ['node'],
-          },
+          compilerOptions: nodeCheckJs,
           files: ['node-only.ts', 'legacy-sse.mjs'],
         },
         'node-only',
@@ -241,14 +243,7 @@ async function serverStoresConsumer(
       tsc(
         directory,
         {
-          compilerOptions: {
-            ...strict,
-            allowJs: true,
-            checkJs: true,
-            module: 'nodenext',
-            lib: ['ES2023'],
-            types: ['node'],
-          },
+          compilerOptions: nodeCheckJs,
           files: ['server-stores.mjs'],
         },
         'server-stores',
