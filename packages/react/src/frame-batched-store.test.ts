@@ -101,21 +101,30 @@ function budgetedStore() {
   return { store, frames, renders, batched };
 }
 
+/**
+ * A streaming source behind a frame-batched store on manual frames (status changes urgent, no
+ * render-time throttle), subscribed: `notified` collects the count of each publish.
+ */
+function streamingStoreOnFrames() {
+  const store = source({ status: 'streaming', count: 0 });
+  const frames = manualFrames();
+  const batched = frameBatchedStore(store, {
+    isUrgent: statusChanged,
+    schedule: frames.schedule,
+    renderShare: 1,
+  });
+  const notified: number[] = [];
+  batched.subscribe(() => notified.push(batched.getSnapshot().count));
+  return { store, frames, batched, notified };
+}
+
 describe('frameBatchedStore', () => {
   afterEach(() => {
     vi.unstubAllGlobals();
   });
 
   it('publishes many changes once per frame and keeps the published snapshot until then', () => {
-    const store = source({ status: 'streaming', count: 0 });
-    const frames = manualFrames();
-    const batched = frameBatchedStore(store, {
-      isUrgent: statusChanged,
-      schedule: frames.schedule,
-      renderShare: 1,
-    });
-    const notified: number[] = [];
-    batched.subscribe(() => notified.push(batched.getSnapshot().count));
+    const { store, frames, batched, notified } = streamingStoreOnFrames();
 
     for (let index = 1; index <= 50; index += 1) store.set({ count: index });
     expect(notified).toEqual([]);
@@ -278,15 +287,7 @@ describe('frameBatchedStore', () => {
   });
 
   it('beforeNextFlush: prepares once just before the next publish, which shows what it changed', () => {
-    const store = source({ status: 'streaming', count: 0 });
-    const frames = manualFrames();
-    const batched = frameBatchedStore(store, {
-      isUrgent: statusChanged,
-      schedule: frames.schedule,
-      renderShare: 1,
-    });
-    const notified: number[] = [];
-    batched.subscribe(() => notified.push(batched.getSnapshot().count));
+    const { store, frames, batched, notified } = streamingStoreOnFrames();
 
     // A source that holds its changes: it asks, and changes only when prepared.
     let held = 0;
