@@ -23,7 +23,7 @@ import { withRunId } from './branch-messages.ts';
 import { planBranchRun } from './branch-run.ts';
 import { applyChunk, closeOpenCalls, fillServers } from './chat-reducer.ts';
 import { chunkBatches } from './chunk-batches.ts';
-import { isDeltaChunk, joinDeltas } from './join-deltas.ts';
+import { joinDeltas } from './join-deltas.ts';
 import { nextModelRetry } from './chat-model-retry.ts';
 import {
   endedView,
@@ -495,32 +495,41 @@ export class AgentChat extends Store<ChatSnapshot> {
       const modelWaiting = nextModelWaiting(chunk, Date.now());
       return withModelWaiting(withModelRetry(next, modelRetry), modelWaiting);
     };
-    // One snapshot per task of the stream, not one per delta: the task's chunks in one batch,
-    // each run of deltas in it folded as one. With `holdDeltas`, batches of deltas only wait
-    // for the UI's next render (one snapshot per frame); anything else folds them first.
-    const hold = this.#holdDeltas;
-    let pending: Chunk[] = [];
-    let asked = false;
-    const foldHeld = (batch: readonly Chunk[] = []): void => {
-      const chunks = pending.length === 0 ? batch : pending.concat(batch);
-      pending = [];
+    // One snapshot per batch, not one per delta, each run of deltas in it folded as one. A batch
+    // of deltas waits for the end of its task (one snapshot per task of the stream) or, with
+    // `holdDeltas`, for the UI's next render (one snapshot per frame, folded synchronously just
+    // before it, and no hop per task); anything else folds them first.
+    const foldBatch = (chunks: readonly Chunk[]): void => {
       if (chunks.length > 0) this.set((snapshot) => joinDeltas(chunks).reduce(fold, snapshot));
     };
-    try {
-      for await (const batch of chunkBatches(run.chunks)) {
-        if (hold === undefined || !batch.every(isDeltaChunk)) foldHeld(batch);
-        else {
-          for (const chunk of batch) pending.push(chunk);
-          if (asked) continue;
-          asked = true;
-          hold(() => {
-            asked = false;
-            foldHeld();
-          });
-        }
+    const hold = this.#holdDeltas;
+    /** While a fold is asked for and not done yet: the readers' hand-outs it ends. */
+    let waitingForFold: (() => void)[] | undefined;
+    const untilFolded = (handOut: () => void): void => {
+      if (waitingForFold !== undefined) {
+        waitingForFold.push(handOut);
+        return;
       }
+      waitingForFold = [handOut];
+      // Asked from inside the run's push, where no fold may run: so from a microtask (a store
+      // without subscribers folds at once).
+      queueMicrotask(() =>
+        hold?.(() => {
+          const handOuts = waitingForFold ?? [];
+          waitingForFold = undefined;
+          foldBatch(batches.takeBuffered());
+          for (const handOutNow of handOuts) handOutNow();
+        }),
+      );
+    };
+    const batches = chunkBatches(run.chunks, hold === undefined ? undefined : untilFolded);
+    try {
+      for (let batch = await batches.next(); batch !== undefined; batch = await batches.next()) {
+        foldBatch(batch);
+      }
+      batches.rethrow();
     } finally {
-      foldHeld();
+      foldBatch(batches.takeBuffered());
     }
     this.#run = undefined;
     // A run that ended without a terminal chunk (it always has one) leaves no retry shown.

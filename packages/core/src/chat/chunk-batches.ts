@@ -1,27 +1,30 @@
 import type { Chunk } from '../agent/chunks.ts';
-import { ReplayChannel } from '../internal/replay-channel.ts';
+import { ReplayChannel, type ReplayBatchReader } from '../internal/replay-channel.ts';
 import { isDeltaChunk } from './join-deltas.ts';
+
+/** A run's chunks read in batches; see {@link chunkBatches}. */
+export interface ChunkBatches extends ReplayBatchReader<Chunk> {
+  /** Throws what iterating the chunks threw; call it once {@link next} gave `undefined`. */
+  rethrow(): void;
+}
 
 /**
  * A run's chunks in batches, so a chat makes one snapshot per batch instead of one per delta:
- * text and reasoning deltas wait for the end of the task they arrived in (a network read, a
- * batch of a model's events), and the rest of the task's chunks join them; any other chunk is
- * handed over at once, with the deltas before it. So a delta shows at the latest one task
- * after it arrived, and the order of what a chat shows never changes.
+ * text and reasoning deltas wait (by default for the end of the task they arrived in: a network
+ * read, a batch of a model's events; or as `holdUntil` says, see `ReplayChannel.batchReader`),
+ * and the chunks after them join them; any other chunk is handed over at once, with the deltas
+ * before it. So the order of what a chat shows never changes.
  *
  * Reads a run's {@link ReplayChannel} (every run handle's `chunks` in this repository) with
  * its batch reader, no promise per chunk; any other `AsyncIterable` is first buffered into
- * one. Ends when the chunks end.
- *
- * @throws what iterating `chunks` threw, after the chunks before it.
+ * one. `next()` gives `undefined` once the chunks ended.
  */
-export async function* chunkBatches(chunks: AsyncIterable<Chunk>): AsyncGenerator<Chunk[]> {
+export function chunkBatches(
+  chunks: AsyncIterable<Chunk>,
+  holdUntil?: (handOut: () => void) => void,
+): ChunkBatches {
   const source = asReplayChannel(chunks);
-  const reader = source.channel.batchReader(isDeltaChunk);
-  for (let batch = await reader.next(); batch !== undefined; batch = await reader.next()) {
-    yield batch;
-  }
-  source.rethrow();
+  return { ...source.channel.batchReader(isDeltaChunk, holdUntil), rethrow: source.rethrow };
 }
 
 function asReplayChannel(chunks: AsyncIterable<Chunk>): {

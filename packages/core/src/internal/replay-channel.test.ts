@@ -103,5 +103,35 @@ describe('ReplayChannel', () => {
       expect(await reader.next()).toEqual(['delta 3']);
       expect(await reader.next()).toBeUndefined();
     });
+
+    it('holds holdable values as `holdUntil` says; takeBuffered takes them at once', async () => {
+      const channel = new ReplayChannel<string>();
+      const handOuts: (() => void)[] = [];
+      const reader = channel.batchReader(
+        (value) => value.startsWith('delta'),
+        (handOut) => handOuts.push(handOut),
+      );
+      const batch = reader.next();
+      channel.push('delta 1');
+      channel.push('delta 2');
+      // Asked once per batch, and the task's end does not hand them out.
+      expect(handOuts).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(reader.takeBuffered()).toEqual(['delta 1', 'delta 2']);
+      expect(reader.takeBuffered()).toEqual([]);
+      // Nothing left to hand out: the pending batch waits for the next value, asking again.
+      handOuts.shift()?.();
+      channel.push('delta 3');
+      expect(handOuts).toHaveLength(1);
+      handOuts.shift()?.();
+      expect(await batch).toEqual(['delta 3']);
+      // A value that is not holdable still goes at once, with the held ones before it.
+      const next = reader.next();
+      channel.push('delta 4');
+      channel.push('call');
+      expect(await next).toEqual(['delta 4', 'call']);
+      channel.close();
+      expect(await reader.next()).toBeUndefined();
+    });
   });
 });

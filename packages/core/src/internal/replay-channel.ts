@@ -50,19 +50,28 @@ export class ReplayChannel<T> implements AsyncIterable<T> {
    * run's values into one state change per batch (`AgentChat`); `for await` keeps handing out
    * one value at a time.
    *
-   * @param holdable values that may wait for the end of the task they were pushed in, so that
-   *   the rest of the task's values join their batch (`AgentChat`: text and reasoning deltas).
-   *   Any other value is handed out at once, with the values before it. Default: none.
+   * @param holdable values that may wait, so that the values after them join their batch
+   *   (`AgentChat`: text and reasoning deltas). Any other value is handed out at once, with the
+   *   values before it. Default: none.
+   * @param holdUntil how long held values wait: called with `handOut` when the first one of a
+   *   batch arrives (from inside {@link push}), it calls `handOut` once they should go (a
+   *   `handOut` with nothing left to hand, after a {@link ReplayBatchReader.takeBuffered}, keeps
+   *   waiting). Default: until the end of the task they were pushed in.
    */
-  batchReader(holdable: (value: T) => boolean = () => false): ReplayBatchReader<T> {
+  batchReader(
+    holdable: (value: T) => boolean = () => false,
+    holdUntil: (handOut: () => void) => void = handOutAtTaskEnd,
+  ): ReplayBatchReader<T> {
     const values = this.#values;
     let index = 0;
-    const take = (): T[] | undefined => {
-      if (index === values.length) return this.#closed ? undefined : [];
+    const takeBuffered = (): T[] => {
+      if (index === values.length) return [];
       const batch = values.slice(index);
       index = values.length;
       return batch;
     };
+    const take = (): T[] | undefined =>
+      index === values.length && this.#closed ? undefined : takeBuffered();
     const onlyHoldable = (): boolean => {
       for (let at = index; at < values.length; at++) {
         if (!holdable(values[at] as T)) return false;
@@ -75,24 +84,28 @@ export class ReplayChannel<T> implements AsyncIterable<T> {
           return Promise.resolve(take());
         }
         return new Promise<T[] | undefined>((resolve) => {
-          let waitingForTaskEnd = false;
+          let holding = false;
           const handOut = (): void => {
+            holding = false;
+            // Taken meanwhile (`takeBuffered`): wait for the next value.
+            if (index === values.length && !this.#closed) return;
             if (!this.#batchListeners.delete(onPush)) return;
             resolve(take());
           };
-          const holdUntilTaskEnds = (): void => {
-            if (waitingForTaskEnd) return;
-            waitingForTaskEnd = true;
-            void whenTaskEnds().then(handOut);
+          const hold = (): void => {
+            if (holding) return;
+            holding = true;
+            holdUntil(handOut);
           };
           const onPush = (value: T | undefined, closed: boolean): void => {
             if (closed || !holdable(value as T)) handOut();
-            else holdUntilTaskEnds();
+            else hold();
           };
           this.#batchListeners.add(onPush);
-          if (index < values.length) holdUntilTaskEnds();
+          if (index < values.length) hold();
         });
       },
+      takeBuffered,
     };
   }
 
@@ -125,4 +138,15 @@ export interface ReplayBatchReader<T> {
    * Never rejects. Call it again only after it resolved.
    */
   next(): Promise<T[] | undefined>;
+  /**
+   * Every value pushed since the last hand-out, now (none: `[]`), so that held values can be
+   * folded synchronously (`AgentChat` just before a frame renders). A pending {@link next} then
+   * waits for the values pushed after them.
+   */
+  takeBuffered(): T[];
+}
+
+/** The default hold of {@link ReplayChannel.batchReader}: until the end of the current task. */
+function handOutAtTaskEnd(handOut: () => void): void {
+  void whenTaskEnds().then(handOut);
 }
