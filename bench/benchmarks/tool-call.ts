@@ -8,21 +8,23 @@ import { switchboardWireCapabilities } from '../wire-capabilities.ts';
 import { interleave, mean, median, pairedRatios, summarize } from '../stats.ts';
 
 /**
- * Sequential: blocks × calls per block, per side (2 000 calls each). Many short blocks rather
+ * Sequential: blocks × calls per block, per side (4 000 calls each). Many short blocks rather
  * than a few long ones: on a shared machine the load changes within seconds, and a pair of
- * adjacent short blocks sees the same load, so the median of 40 paired ratios is stable where
- * that of 10 was not (p25–p75 0.92–1.22 at a load of 9).
+ * adjacent short blocks sees the same load, so the median of many paired ratios is stable where
+ * that of 10 was not (p25–p75 0.92–1.22 at a load of 9). 80, not 40: the per-pair ratios still
+ * spread over p25–p75 0.97–1.17 on an idle 2-core machine, which left the median of 40 moving by
+ * ±3% between full runs of the same code.
  */
-const SEQUENTIAL_BLOCKS = 40;
+const SEQUENTIAL_BLOCKS = 80;
 const CALLS_PER_BLOCK = 50;
 const WARMUP_CALLS = 100;
 /**
- * Concurrent: workers in flight at once, calls per worker, interleaved trial pairs (16 pairs of
- * 256 calls per side, for the same reason).
+ * Concurrent: workers in flight at once, calls per worker, interleaved trial pairs (40 pairs of
+ * 256 calls per side, for the same reason: 16 pairs spread over p25–p75 0.83–1.05).
  */
 const CONCURRENCY = 64;
 const CALLS_PER_WORKER = 4;
-const THROUGHPUT_TRIALS = 16;
+const THROUGHPUT_TRIALS = 40;
 const TARGET_OVERHEAD = 0.05;
 
 const TOOL = 'read_file';
@@ -54,7 +56,7 @@ async function throughput(call: Call): Promise<number> {
 export const toolCallBenchmark: Benchmark = {
   id: 1,
   key: 'tool-call',
-  title: '`tools/call` latency (2,000 sequential) and throughput (64 concurrent)',
+  title: '`tools/call` latency (4,000 sequential) and throughput (64 concurrent)',
   baseline:
     'raw `@modelcontextprotocol/client` on the same demo server (2026-07-28 endpoint), declaring the capabilities Switchboard declares',
   target: 'overhead ≤ 5%',
