@@ -214,4 +214,44 @@ describe('useAgent with held deltas', () => {
     }
     expect(frames.pending).toBe(0);
   });
+
+  it('two hooks on one agent and one thread: the one mounted mid-stream follows the run and ends with the same messages', async () => {
+    const frames = manualFrames();
+    const { agent, runs } = await agentOn([{ text: words, delayMs: 10 }]);
+    const one = renderHook(() => useAgent(agent, { threadId: 'shared' }));
+    await waitFor(() => expect(one.result.current.status).toBe('idle'));
+    let two: ReturnType<typeof renderHook<ReturnType<typeof useAgent>, unknown>> | undefined;
+    const twoStatuses = new Set<string>();
+    await outsideAct(async () => {
+      const ticking = setInterval(() => frames.run(), 16);
+      try {
+        const sent = one.result.current.send('talk');
+        await waitFor(() => expect(deltaCount(runs[0]?.chunks ?? [])).toBeGreaterThan(2));
+        // A second view of the same thread opens while the first one's run streams.
+        two = renderHook(() => {
+          const view = useAgent(agent, { threadId: 'shared' });
+          twoStatuses.add(view.status);
+          return view;
+        });
+        expect((await sent).status).toBe('completed');
+        await waitFor(() => {
+          expect(one.result.current.status).toBe('idle');
+          expect(two?.result.current.status).toBe('idle');
+        });
+      } finally {
+        clearInterval(ticking);
+      }
+    });
+    const plain = (messages: readonly { role: string; parts: unknown }[] | undefined) =>
+      messages?.map(({ role, parts }) => ({ role, parts }));
+    expect(plain(one.result.current.messages)).toEqual([
+      { role: 'user', parts: [{ type: 'text', text: 'talk' }] },
+      { role: 'assistant', parts: [{ type: 'text', text: words }] },
+    ]);
+    expect(plain(two?.result.current.messages)).toEqual(plain(one.result.current.messages));
+    // It showed the run as another chat's (read from history), and never started one.
+    expect(twoStatuses).toContain('running-elsewhere');
+    expect(runs).toHaveLength(1);
+    expect(frames.pending).toBe(0);
+  });
 });
