@@ -274,4 +274,19 @@ describe('AgentChat holdDeltas', () => {
     expect(shown(holding.getSnapshot())).toEqual(shown(plain.getSnapshot()));
     expect(assistantText(holding.getSnapshot())).toBe('Hel');
   });
+
+  it('held reasoning and text deltas, folded together: the same parts as without holding', async () => {
+    const replies: ScriptedReply[] = [
+      { reasoning: 'First I think about it, then', text: 'the answer is here.', delayMs: 5 },
+    ];
+    const holding = await chatOn(replies, { holdDeltas: () => undefined });
+    const plain = await chatOn(replies, {});
+    expect((await holding.send('think')).status).toBe('completed');
+    expect((await plain.send('think')).status).toBe('completed');
+    expect(shown(holding.getSnapshot())).toEqual(shown(plain.getSnapshot()));
+    expect(holding.getSnapshot().messages[1]?.parts.map((part) => part.type)).toEqual([
+      'reasoning',
+      'text',
+    ]);
+  });
 });
