@@ -1,4 +1,8 @@
-import type { Page } from '@playwright/test';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Page } from '@playwright/test';
+import { chromiumLaunchOptions } from '@switchboard/fixtures/chromium';
 import {
   assistantTexts,
   countToolCalls,
@@ -155,4 +159,250 @@ test('a tab following a run another tab runs sees it end when that tab closes', 
   await expect(other.getByTestId('chat-running-elsewhere')).toHaveCount(0);
   await expect(other.getByTestId('chat')).toHaveAttribute('data-status', 'idle');
   expect(otherErrors, 'console errors of the second tab').toEqual([]);
+});
+
+/**
+ * Makes the page's IndexedDB writes of runs fail while `globalThis.__failRunWrites` is true (an
+ * init script, before the playground loads): a full disk, or a browser that evicted the
+ * database. `IDBDatabase.transaction` throws as it does for a closed connection.
+ */
+function failableRunWrites(): void {
+  const scope = globalThis as { __failRunWrites?: boolean };
+  scope.__failRunWrites = false;
+  const original = IDBDatabase.prototype.transaction;
+  IDBDatabase.prototype.transaction = function (
+    this: IDBDatabase,
+    names: string | string[],
+    mode?: IDBTransactionMode,
+    options?: IDBTransactionOptions,
+  ): IDBTransaction {
+    const stores = typeof names === 'string' ? [names] : [...names];
+    if (scope.__failRunWrites === true && mode === 'readwrite' && stores.includes('runs')) {
+      throw new DOMException('Injected failure: the disk is full.', 'QuotaExceededError');
+    }
+    return original.call(this, names, mode, options);
+  };
+}
+
+/**
+ * Opens a second tab running `text` in the playground, with run writes that fail on demand,
+ * and waits until its slow_count call reports progress.
+ */
+async function runnerTab(page: Page, text: string) {
+  const runner = await page.context().newPage();
+  await runner.addInitScript(failableRunWrites);
+  const calls = countToolCalls(runner, 'slow_count');
+  await openPlayground(runner, ['demo']);
+  await sendMessage(runner, text);
+  await expect(toolCard(runner, 'demo_slow_count').getByTestId('tool-call-progress')).toContainText(
+    /Counted \d+ of/,
+  );
+  return { runner, calls };
+}
+
+/** Opens the playground's thread in `page` and expects it to follow another tab's run. */
+async function followFrom(page: Page): Promise<void> {
+  await page.goto(playgroundUrls().url);
+  await expect(page.getByTestId('chat-running-elsewhere')).toBeVisible();
+}
+
+/** Expects `page` to show the interrupted slow_count call recovered, and the thread idle. */
+async function expectRecovered(page: Page, options: { timeout?: number } = {}): Promise<void> {
+  const recovered = toolCard(page, 'demo_slow_count');
+  await expect(recovered).toHaveAttribute('data-state', 'error', options);
+  await expect(recovered.getByTestId('tool-error').locator('.sb-error-sentence')).toHaveText(
+    'The answer of this tool call was lost, so it may or may not have run. Check whether it took effect before running it again.',
+  );
+  await expect(page.getByTestId('chat-running-elsewhere')).toHaveCount(0);
+  await expect(page.getByTestId('chat')).toHaveAttribute('data-status', 'idle');
+}
+
+test('a run whose terminal write fails is recovered by the following tab once the runner lets go of its lock, and its call is not run again', async ({
+  page,
+}) => {
+  const { runner, calls } = await runnerTab(page, 'count to 6 slowly');
+  await followFrom(page);
+
+  // From now on the runner cannot write its run: the call's end, the turn and the terminal
+  // write all fail, and the stored row stays `running` under a live 30 s lease.
+  await runner.evaluate(() => {
+    (globalThis as { __failRunWrites?: boolean }).__failRunWrites = true;
+  });
+  await expect(runner.getByTestId('chat')).toHaveAttribute('data-status', 'error', {
+    timeout: 10_000,
+  });
+  const failedAt = Date.now();
+
+  // The runner keeps its presence lock PRESENCE_LINGER_MS (5 s) after the run, then lets go:
+  // the follower recovers the row then, long before the lease would expire.
+  await expectRecovered(page);
+  const recoveredAfterMs = Date.now() - failedAt;
+  expect(recoveredAfterMs, 'recovered well before the 30 s lease expired').toBeLessThan(15_000);
+  expect(calls(), 'slow_count calls').toBe(1);
+
+  // The thread continues in the tab that recovered it.
+  await sendMessage(page, 'hello again');
+  await expect(assistantTexts(page).last()).toContainText('You said: hello again');
+  await expectIdle(page);
+  expect(calls()).toBe(1);
+  await runner.close();
+});
+
+test('the runner tab closing while its lock lingers over a row its failed terminal write left: recovered at once', async ({
+  page,
+}) => {
+  const { runner, calls } = await runnerTab(page, 'count to 6 slowly');
+  await followFrom(page);
+  await runner.evaluate(() => {
+    (globalThis as { __failRunWrites?: boolean }).__failRunWrites = true;
+  });
+  await expect(runner.getByTestId('chat')).toHaveAttribute('data-status', 'error', {
+    timeout: 10_000,
+  });
+  // Lingering now (no run of its own, the lock kept for a next run): the close lets it go.
+  await runner.close();
+  // Sooner than the 5 s linger: the follower reads the thread once a second.
+  await expectRecovered(page, { timeout: 4_500 });
+  expect(calls(), 'slow_count calls').toBe(1);
+});
+
+test('a tab whose renderer crashes mid-run: the following tab recovers the run at once, and the call is not run again', async ({
+  page,
+}) => {
+  const { runner, calls } = await runnerTab(page, 'count to 25 slowly');
+  await followFrom(page);
+  const crashed = runner.waitForEvent('crash');
+  const session = await page.context().newCDPSession(runner);
+  // The crash ends the renderer: the command gets no answer.
+  void session.send('Page.crash').catch(() => undefined);
+  await crashed;
+  // The browser let go of the crashed page's locks: no waiting out the 30 s lease.
+  await expectRecovered(page);
+  expect(calls(), 'slow_count calls').toBe(1);
+});
+
+test('a run started while the lock lingers after the last one, then the tab closes: the following tab recovers it at once', async ({
+  page,
+}) => {
+  const runner = await page.context().newPage();
+  const calls = countToolCalls(runner, 'slow_count');
+  await openPlayground(runner, ['demo']);
+  await sendMessage(runner, 'hello');
+  await expect(assistantTexts(runner).last()).toContainText('You said: hello');
+  await expectIdle(runner);
+  // Within the 5 s linger: this run reuses the lock the last one kept.
+  await sendMessage(runner, 'count to 25 slowly');
+  await expect(toolCard(runner, 'demo_slow_count').getByTestId('tool-call-progress')).toContainText(
+    /Counted \d+ of 25/,
+  );
+  await followFrom(page);
+  await runner.close();
+  await expectRecovered(page);
+  expect(calls(), 'slow_count calls').toBe(1);
+});
+
+test("two tabs taking turns while the other's lock lingers: a reload never recovers the other tab's live run", async ({
+  page,
+  context,
+}) => {
+  const callsHere = countToolCalls(page, 'slow_count');
+  await openPlayground(page, ['demo']);
+  await sendMessage(page, 'hello from one');
+  await expect(assistantTexts(page).last()).toContainText('You said: hello from one');
+  await expectIdle(page);
+
+  // The second tab runs on the same thread while the first one's lock lingers.
+  const other = await context.newPage();
+  const otherErrors = consoleErrorsOf(other);
+  const callsThere = countToolCalls(other, 'slow_count');
+  await openPlayground(other, ['demo']);
+  await expect(assistantTexts(other).last()).toContainText('You said: hello from one');
+  await sendMessage(other, 'count to 8 slowly');
+  await expect(toolCard(other, 'demo_slow_count').getByTestId('tool-call-progress')).toContainText(
+    /Counted \d+ of 8/,
+  );
+  // The first tab reloads (its lingering lock let go on pagehide): the other's run is alive.
+  await page.reload();
+  await expect(page.getByTestId('chat-running-elsewhere')).toBeVisible();
+  await expect(toolCard(other, 'demo_slow_count')).toHaveAttribute('data-state', 'done', {
+    timeout: 20_000,
+  });
+  await expectIdle(other);
+  await expect(page.getByTestId('chat-running-elsewhere')).toHaveCount(0);
+  await expect(toolCard(page, 'demo_slow_count')).toHaveAttribute('data-state', 'done');
+
+  // Now the second tab lingers and the first runs; the second reloads meanwhile.
+  await sendMessage(page, 'count to 8 slowly');
+  await expect(
+    toolCard(page, 'demo_slow_count').last().getByTestId('tool-call-progress'),
+  ).toContainText(/Counted \d+ of 8/);
+  await other.reload();
+  await expect(other.getByTestId('chat-running-elsewhere')).toBeVisible();
+  await expect(toolCard(page, 'demo_slow_count').last()).toHaveAttribute('data-state', 'done', {
+    timeout: 20_000,
+  });
+  await expectIdle(page);
+  await expect(other.getByTestId('chat-running-elsewhere')).toHaveCount(0);
+  for (const tab of [page, other]) {
+    await expect(toolCard(tab, 'demo_slow_count')).toHaveCount(2);
+    for (const card of await toolCard(tab, 'demo_slow_count').all()) {
+      await expect(card).toHaveAttribute('data-state', 'done');
+    }
+  }
+  expect(callsHere() + callsThere(), 'slow_count calls, both tabs').toBe(2);
+  expect(otherErrors, 'console errors of the second tab').toEqual([]);
+});
+
+/** The pid of the browser process (not a renderer or helper) started with `profile` (Linux). */
+async function browserProcessOf(profile: string): Promise<number> {
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const args = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    const argv = args.split('\0');
+    if (
+      argv.includes(`--user-data-dir=${profile}`) &&
+      !argv.some((arg) => arg.startsWith('--type='))
+    ) {
+      return Number(entry);
+    }
+  }
+  throw new Error(`no browser process with the profile ${profile}`);
+}
+
+test('the browser killed mid-run: reopened on the same profile, the run is recovered at once and its call not run again', async () => {
+  test.skip(process.platform !== 'linux', 'finds the browser process in /proc');
+  const profile = await mkdtemp(join(tmpdir(), 'switchboard-profile-'));
+  const open = () => chromium.launchPersistentContext(profile, { ...chromiumLaunchOptions() });
+  try {
+    const before = await open();
+    const tab = before.pages()[0] ?? (await before.newPage());
+    const calls = countToolCalls(tab, 'slow_count');
+    await openPlayground(tab, ['demo']);
+    await sendMessage(tab, 'count to 25 slowly');
+    await expect(toolCard(tab, 'demo_slow_count').getByTestId('tool-call-progress')).toContainText(
+      /Counted \d+ of 25/,
+    );
+    // SIGKILL: no pagehide, no unload, nothing written after; the 30 s lease is still live.
+    process.kill(await browserProcessOf(profile), 'SIGKILL');
+    await before.close().catch(() => undefined);
+
+    const after = await open();
+    try {
+      const reopened = after.pages()[0] ?? (await after.newPage());
+      const callsAfter = countToolCalls(reopened, 'slow_count');
+      await reopened.goto(playgroundUrls().url);
+      // The thread is in IndexedDB; which thread was open (localStorage, written lazily) may
+      // not have survived the kill: open it from the list.
+      await reopened
+        .getByRole('region', { name: 'Threads' })
+        .getByRole('button', { name: /^count to 25 slowly/ })
+        .click();
+      await expectRecovered(reopened);
+      expect(calls() + callsAfter(), 'slow_count calls').toBe(1);
+    } finally {
+      await after.close();
+    }
+  } finally {
+    await rm(profile, { recursive: true, force: true });
+  }
 });

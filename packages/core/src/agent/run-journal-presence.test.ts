@@ -152,4 +152,69 @@ describe('RunJournal presence', () => {
     expect(rows[0]).toMatchObject({ status: 'running' });
     await journal.finish('completed').catch(() => undefined);
   });
+
+  it('a run whose terminal write failed is recovered by another tab once the linger ends, its call not run again', async () => {
+    const { locks, presence, history, journal, otherTabLoads } = setup();
+    await journal.claim();
+    journal.append([{ type: 'function_call', callId: 'c1', name: 'pay', arguments: '{}' }]);
+    await journal.commit();
+    // The store fails from now on: the terminal write (and the `failed` one after it) is lost.
+    const write = vi
+      .spyOn(history, 'compareAndSetRun')
+      .mockRejectedValue(new Error('QuotaExceededError'));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      const result = await journal.finish('completed');
+      expect(result).toMatchObject({ status: 'failed', error: { code: 'history_error' } });
+      write.mockRestore();
+      // The row is left `running`, naming a lock that still lingers: another tab waits.
+      expect((await history.loadRuns('t'))[0]).toMatchObject({ status: 'running' });
+      expect((await history.loadRuns('t'))[0]?.lease?.lock).toBe(presence.lockName);
+      expect((await otherTabLoads())[0]).toMatchObject({ status: 'running' });
+
+      vi.advanceTimersByTime(PRESENCE_LINGER_MS);
+      await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+      // The lease (30 s) is far from expiry: the free lock alone says the owner is done.
+      const [row] = await otherTabLoads();
+      expect(row).toMatchObject({ status: 'failed', error: { code: 'outcome_unknown' } });
+      expect(row?.items.filter((item) => item.type === 'function_call_output')).toEqual([
+        expect.objectContaining({
+          callId: 'c1',
+          output: expect.objectContaining({
+            isError: true,
+            error: expect.objectContaining({ code: 'outcome_unknown' }),
+          }),
+        }),
+      ]);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a row a failed terminal write left is recovered at the latest when its lease expires, even while the page keeps running other runs', async () => {
+    const { locks, presence, history, journal, otherTabLoads } = setup();
+    await journal.claim();
+    const write = vi
+      .spyOn(history, 'compareAndSetRun')
+      .mockRejectedValue(new Error('QuotaExceededError'));
+    expect((await journal.finish('completed')).status).toBe('failed');
+    write.mockRestore();
+    // The page's next run (another thread) joins while the lock lingers and runs on.
+    const next = await presence.join();
+    const [orphan] = await history.loadRuns('t');
+    expect(orphan?.status).toBe('running');
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    expect((await otherTabLoads())[0]?.status).toBe('running');
+    // No heartbeat renews the orphan: once its lease expired, another tab recovers it.
+    const rows = await loadRecovered('t', {
+      history,
+      owner: 'tab 2',
+      write: (row, version) => writeOtherRun(history, row, version),
+      heldLocks: () => heldPresenceLocks(locks),
+      now: (orphan?.lease?.expiresAt ?? 0) + 1,
+    });
+    expect(rows[0]).toMatchObject({ status: 'failed', error: { code: 'outcome_unknown' } });
+    next();
+  });
 });

@@ -1,8 +1,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { ScriptedReply } from '@switchboard/fixtures';
+import {
+  startStallingModelServer,
+  type ScriptedReply,
+  type StallingModelServer,
+} from '@switchboard/fixtures';
 import { Agent } from '../agent/agent.ts';
-import { closeScriptedModelServers, scripted } from '../agent/agent-test-support.ts';
+import { closeScriptedModelServers, collect, scripted } from '../agent/agent-test-support.ts';
+import type { Chunk } from '../agent/chunks.ts';
+import type { RunHandle } from '../agent/run-result.ts';
+import { MemoryHistoryStore } from '../history/memory-history-store.ts';
+import { openaiChatModel } from '../openai/openai-chat-model.ts';
 import { tool } from '../tools/tool.ts';
 import { AgentChat, type AgentChatOptions, type ChatSnapshot } from './agent-chat.ts';
 import type { ChatMessage } from './chat-message.ts';
@@ -16,10 +24,59 @@ const addTool = tool({
   execute: ({ a, b }) => Promise.resolve(String(a + b)),
 });
 
+const removed: string[] = [];
+const removeFile = tool({
+  name: 'remove_file',
+  description: 'Removes a file.',
+  input: z.object({ path: z.string() }),
+  needsApproval: true,
+  execute: ({ path }) => {
+    removed.push(path);
+    return Promise.resolve(`Removed ${path}.`);
+  },
+});
+
+const stallingServers: StallingModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(stallingServers.splice(0).map((server) => server.close()));
+});
+
 /** A chat on a scripted model server (real HTTP on 127.0.0.1) that answers `replies`. */
 async function chatOn(replies: ScriptedReply[], options: AgentChatOptions): Promise<AgentChat> {
+  return (await agentChatOn(replies, options)).chat;
+}
+
+/**
+ * A chat on a scripted model server answering `replies`, its agent and history, and the handles
+ * of the runs the chat started (their chunks can be read again: a replay channel).
+ */
+async function agentChatOn(replies: ScriptedReply[], options: AgentChatOptions) {
   const { model } = await scripted(replies);
-  return new AgentChat(new Agent({ name: 'test', model, tools: [addTool] }), options);
+  const history = new MemoryHistoryStore();
+  const agent = new Agent({ name: 'test', model, tools: [addTool, removeFile], history });
+  const handles: RunHandle[] = [];
+  const execute = agent.execute.bind(agent);
+  agent.execute = (input) => {
+    const handle = execute(input);
+    handles.push(handle);
+    return handle;
+  };
+  return { chat: new AgentChat(agent, options), agent, history, handles };
+}
+
+/** The text of every `text.delta` chunk of `chunks`, joined. */
+function streamedText(chunks: readonly Chunk[]): string {
+  return chunks.map((chunk) => (chunk.type === 'text.delta' ? chunk.delta : '')).join('');
+}
+
+/** What a snapshot shows, without the random message ids. */
+function shown(snapshot: ChatSnapshot) {
+  return {
+    status: snapshot.status,
+    messages: withoutIds(snapshot.messages),
+    interrupts: snapshot.interrupts,
+    error: snapshot.error?.code,
+  };
 }
 
 /** Records every snapshot a subscriber is notified with. */
@@ -110,5 +167,126 @@ describe('AgentChat holdDeltas', () => {
       type: 'text',
       text: 'Let me add them. ',
     });
+  });
+
+  it('stop while deltas are held: every streamed delta shows once, as the stored thread has it', async () => {
+    const words = Array.from({ length: 40 }, (_, index) => `w${index} `).join('');
+    let folds = 0;
+    const { chat, agent, handles } = await agentChatOn([{ text: words, delayMs: 20 }], {
+      // Never folded by the caller (a UI whose frame never comes): only the chat's own folds.
+      holdDeltas: () => {
+        folds += 1;
+      },
+    });
+    const sent = chat.send('talk');
+    await vi.waitFor(() => expect(folds).toBeGreaterThan(0));
+    expect(assistantText(chat.getSnapshot())).toBe('');
+    chat.stop();
+    const result = await sent;
+    expect(result.status).toBe('cancelled');
+
+    const chunks = await collect(handles[0] as RunHandle);
+    const streamed = streamedText(chunks);
+    expect(streamed).not.toBe('');
+    expect(streamed.length).toBeLessThan(words.length);
+    // Held deltas folded on the way out: all of them, once, in order.
+    expect(assistantText(chat.getSnapshot())).toBe(streamed);
+    expect(chat.getSnapshot().status).toBe('idle');
+    // And the chat shows what a reload of the thread shows.
+    const reloaded = new AgentChat(agent, { threadId: chat.getSnapshot().threadId });
+    await reloaded.load();
+    expect(withoutIds(reloaded.getSnapshot().messages)).toEqual(
+      withoutIds(chat.getSnapshot().messages),
+    );
+  });
+
+  it('an approval interrupt right after text deltas: the same messages and interrupts as without holding', async () => {
+    const replies: ScriptedReply[] = [
+      {
+        text: 'I will remove notes.txt now. ',
+        delayMs: 5,
+        toolCalls: [{ name: 'remove_file', arguments: { path: 'notes.txt' }, id: 'call_rm' }],
+      },
+      { text: 'Removed it.', delayMs: 5 },
+    ];
+    removed.length = 0;
+    const holding = await chatOn(replies, { holdDeltas: () => undefined });
+    const plain = await chatOn(replies, {});
+    const snapshots = record(holding);
+
+    expect((await holding.send('remove notes.txt')).status).toBe('paused');
+    expect((await plain.send('remove notes.txt')).status).toBe('paused');
+    expect(shown(holding.getSnapshot())).toEqual(shown(plain.getSnapshot()));
+    expect(removed).toEqual([]);
+    // The first snapshot with the interrupt already has all of the text before it.
+    const firstPaused = snapshots.find((snapshot) => snapshot.interrupts.length > 0);
+    expect(firstPaused?.messages[1]?.parts[0]).toEqual({
+      type: 'text',
+      text: 'I will remove notes.txt now. ',
+    });
+
+    // Approved: the tool runs once, and the resumed answer is the same with and without holding.
+    expect((await holding.resolve('call_rm', 'approve'))?.status).toBe('completed');
+    expect((await plain.resolve('call_rm', 'approve'))?.status).toBe('completed');
+    expect(removed).toEqual(['notes.txt', 'notes.txt']);
+    expect(shown(holding.getSnapshot())).toEqual(shown(plain.getSnapshot()));
+  });
+
+  it('a model stream that errors mid-text: the same text and error as without holding', async () => {
+    const replies: ScriptedReply[] = [
+      { text: 'one two three four five six', delayMs: 5, streamError: { afterChunks: 4 } },
+    ];
+    const holding = await chatOn(replies, { holdDeltas: () => undefined });
+    const plain = await chatOn(replies, {});
+
+    expect((await holding.send('count')).status).toBe('failed');
+    expect((await plain.send('count')).status).toBe('failed');
+    expect(shown(holding.getSnapshot())).toEqual(shown(plain.getSnapshot()));
+    expect(holding.getSnapshot().status).toBe('error');
+    expect(assistantText(holding.getSnapshot())).not.toBe('');
+  });
+
+  it('a stream that stalls mid-text hits its time limit: the text held so far shows with the timeout', async () => {
+    const chatOnStall = async (options: AgentChatOptions) => {
+      const server = await startStallingModelServer({ stall: 'mid-stream' });
+      stallingServers.push(server);
+      const model = openaiChatModel({
+        baseURL: `${server.url}/v1`,
+        apiKey: 'x',
+        model: 'stalling',
+        idleTimeoutMs: 250,
+      });
+      return new AgentChat(new Agent({ name: 'test', model }), options);
+    };
+    let folds = 0;
+    const holding = await chatOnStall({
+      holdDeltas: () => {
+        folds += 1;
+      },
+    });
+    const plain = await chatOnStall({});
+
+    const [held, free] = await Promise.all([holding.send('hi'), plain.send('hi')]);
+    expect(held.status).toBe('failed');
+    expect(held.error?.code).toBe('timeout');
+    expect(free.error?.code).toBe('timeout');
+    expect(folds).toBe(1);
+    expect(shown(holding.getSnapshot())).toEqual(shown(plain.getSnapshot()));
+    expect(assistantText(holding.getSnapshot())).toBe('Hel');
+  });
+
+  it('held reasoning and text deltas, folded together: the same parts as without holding', async () => {
+    const replies: ScriptedReply[] = [
+      { reasoning: 'First I think about it, then', text: 'the answer is here.', delayMs: 5 },
+    ];
+    const holding = await chatOn(replies, { holdDeltas: () => undefined });
+    const plain = await chatOn(replies, {});
+    expect((await holding.send('think')).status).toBe('completed');
+    expect((await plain.send('think')).status).toBe('completed');
+    expect(shown(holding.getSnapshot())).toEqual(shown(plain.getSnapshot()));
+    expect(holding.getSnapshot().messages[1]?.parts.map((part) => part.type)).toEqual([
+      'reasoning',
+      'text',
+    ]);
   });
 });

@@ -85,6 +85,52 @@ describe('OwnerPresence', () => {
     await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
   });
 
+  it('lingerMs 0 lets go at the last leave, with no timer, and the next join asks again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let requests = 0;
+    const double = lockManagerDouble();
+    const locks = {
+      ...double,
+      request: ((...args: Parameters<LockManager['request']>) => {
+        requests++;
+        return double.request(...args);
+      }) as LockManager['request'],
+    } as LockManager;
+    const presence = new OwnerPresence({ locks, id: 'tab-1', lingerMs: 0 });
+
+    (await presence.join())();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(presence.leaseLock).toBeUndefined();
+    await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+
+    // A run starting right after asks for the lock again, and names it once granted.
+    const leave = await presence.join();
+    expect(requests).toBe(2);
+    expect(presence.leaseLock).toBe(presence.lockName);
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    leave();
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+  });
+
+  it('a join right after a let-go waits for the old grant to end, then holds the lock', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const locks = lockManagerDouble();
+    const presence = new OwnerPresence({ locks, id: 'tab-1' });
+    (await presence.join())();
+    // The linger ends and, in the same task, the next run joins: a new request, never the old
+    // grant that is being let go.
+    vi.advanceTimersByTime(PRESENCE_LINGER_MS);
+    const leave = await presence.join();
+    expect(presence.leaseLock).toBe(presence.lockName);
+    await Promise.resolve();
+    expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
+    leave();
+    vi.advanceTimersByTime(PRESENCE_LINGER_MS);
+    await vi.waitFor(async () => expect(await heldPresenceLocks(locks)).toEqual(new Set()));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('pagehide while lingering lets go at once and leaves no timer', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const locks = lockManagerDouble();
