@@ -289,4 +289,31 @@ describe('AgentChat holdDeltas', () => {
       'text',
     ]);
   });
+
+  it('a run handle whose chunks end without a terminal chunk still shows every held delta', async () => {
+    // An endpoint's handle (not a replay channel) whose stream stops after the text: nothing but
+    // the end of the stream folds what is held, and the UI never folds.
+    const { agent } = await agentChatOn([{ text: TEXT, delayMs: 5 }], {});
+    const execute = agent.execute.bind(agent);
+    agent.execute = (input) => {
+      const handle = execute(input);
+      async function* withoutTerminal(): AsyncGenerator<Chunk> {
+        for await (const chunk of handle.chunks) {
+          if (chunk.type === 'run.completed') return;
+          yield chunk;
+        }
+      }
+      const cut: RunHandle = {
+        runId: handle.runId,
+        threadId: handle.threadId,
+        chunks: withoutTerminal(),
+        result: () => handle.result(),
+        stop: () => handle.stop(),
+      };
+      return cut;
+    };
+    const chat = new AgentChat(agent, { holdDeltas: () => undefined });
+    expect((await chat.send('hi')).status).toBe('completed');
+    expect(assistantText(chat.getSnapshot())).toBe(TEXT);
+  });
 });
