@@ -206,6 +206,20 @@ async function followFrom(page: Page): Promise<void> {
   await expect(page.getByTestId('chat-running-elsewhere')).toBeVisible();
 }
 
+/**
+ * From now on the runner tab cannot write its run (the call's end, the turn and the terminal
+ * write all fail, so the stored row stays `running` under a live 30 s lease); resolves once its
+ * chat shows the error.
+ */
+async function failRunWrites(runner: Page): Promise<void> {
+  await runner.evaluate(() => {
+    (globalThis as { __failRunWrites?: boolean }).__failRunWrites = true;
+  });
+  await expect(runner.getByTestId('chat')).toHaveAttribute('data-status', 'error', {
+    timeout: 10_000,
+  });
+}
+
 /** Expects `page` to show the interrupted slow_count call recovered, and the thread idle. */
 async function expectRecovered(page: Page, options: { timeout?: number } = {}): Promise<void> {
   const recovered = toolCard(page, 'demo_slow_count');
@@ -223,14 +237,7 @@ test('a run whose terminal write fails is recovered by the following tab once th
   const { runner, calls } = await runnerTab(page, 'count to 6 slowly');
   await followFrom(page);
 
-  // From now on the runner cannot write its run: the call's end, the turn and the terminal
-  // write all fail, and the stored row stays `running` under a live 30 s lease.
-  await runner.evaluate(() => {
-    (globalThis as { __failRunWrites?: boolean }).__failRunWrites = true;
-  });
-  await expect(runner.getByTestId('chat')).toHaveAttribute('data-status', 'error', {
-    timeout: 10_000,
-  });
+  await failRunWrites(runner);
   const failedAt = Date.now();
 
   // The runner keeps its presence lock PRESENCE_LINGER_MS (5 s) after the run, then lets go:
@@ -253,12 +260,7 @@ test('the runner tab closing while its lock lingers over a row its failed termin
 }) => {
   const { runner, calls } = await runnerTab(page, 'count to 6 slowly');
   await followFrom(page);
-  await runner.evaluate(() => {
-    (globalThis as { __failRunWrites?: boolean }).__failRunWrites = true;
-  });
-  await expect(runner.getByTestId('chat')).toHaveAttribute('data-status', 'error', {
-    timeout: 10_000,
-  });
+  await failRunWrites(runner);
   // Lingering now (no run of its own, the lock kept for a next run): the close lets it go.
   await runner.close();
   // Sooner than the 5 s linger: the follower reads the thread once a second.
@@ -370,7 +372,10 @@ async function browserProcessOf(profile: string): Promise<number> {
 }
 
 test('the browser killed mid-run: reopened on the same profile, the run is recovered at once and its call not run again', async () => {
-  test.skip(process.platform !== 'linux', 'finds the browser process in /proc');
+  test.skip(
+    process.platform !== 'linux',
+    'killing the browser needs its process id, read from /proc (Linux only)',
+  );
   const profile = await mkdtemp(join(tmpdir(), 'switchboard-profile-'));
   const open = () => chromium.launchPersistentContext(profile, { ...chromiumLaunchOptions() });
   try {

@@ -7,6 +7,20 @@ import {
 } from './owner-presence.ts';
 import { lockManagerDouble } from './web-locks-test-support.ts';
 
+/** A lock manager double that counts its `request` calls. */
+function countingLockManager(): { locks: LockManager; requests: () => number } {
+  let count = 0;
+  const double = lockManagerDouble();
+  const locks = {
+    ...double,
+    request: ((...args: Parameters<LockManager['request']>) => {
+      count++;
+      return double.request(...args);
+    }) as LockManager['request'],
+  } as LockManager;
+  return { locks, requests: () => count };
+}
+
 /** A window double that fires `pagehide` / `pageshow` on demand. */
 function pageDouble() {
   const listeners = new Map<string, ((event: { persisted?: boolean }) => void)[]>();
@@ -47,15 +61,7 @@ describe('OwnerPresence', () => {
 
   it('keeps the lock PRESENCE_LINGER_MS after the last leave, reused by a join meanwhile', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    let requests = 0;
-    const double = lockManagerDouble();
-    const locks = {
-      ...double,
-      request: ((...args: Parameters<LockManager['request']>) => {
-        requests++;
-        return double.request(...args);
-      }) as LockManager['request'],
-    } as LockManager;
+    const { locks, requests } = countingLockManager();
     const presence = new OwnerPresence({ locks, id: 'tab-1' });
 
     (await presence.join())();
@@ -64,7 +70,7 @@ describe('OwnerPresence', () => {
     // The next run joins while the lock lingers: the same grant, no new request.
     const leave = await presence.join();
     expect(presence.leaseLock).toBe(presence.lockName);
-    expect(requests).toBe(1);
+    expect(requests()).toBe(1);
     vi.advanceTimersByTime(PRESENCE_LINGER_MS); // a member is in: no let-go however long
     expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
 
@@ -78,7 +84,7 @@ describe('OwnerPresence', () => {
 
     // After the let-go, a join asks again.
     const again = await presence.join();
-    expect(requests).toBe(2);
+    expect(requests()).toBe(2);
     expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
     again();
     vi.advanceTimersByTime(PRESENCE_LINGER_MS);
@@ -87,15 +93,7 @@ describe('OwnerPresence', () => {
 
   it('lingerMs 0 lets go at the last leave, with no timer, and the next join asks again', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    let requests = 0;
-    const double = lockManagerDouble();
-    const locks = {
-      ...double,
-      request: ((...args: Parameters<LockManager['request']>) => {
-        requests++;
-        return double.request(...args);
-      }) as LockManager['request'],
-    } as LockManager;
+    const { locks, requests } = countingLockManager();
     const presence = new OwnerPresence({ locks, id: 'tab-1', lingerMs: 0 });
 
     (await presence.join())();
@@ -105,7 +103,7 @@ describe('OwnerPresence', () => {
 
     // A run starting right after asks for the lock again, and names it once granted.
     const leave = await presence.join();
-    expect(requests).toBe(2);
+    expect(requests()).toBe(2);
     expect(presence.leaseLock).toBe(presence.lockName);
     expect(await heldPresenceLocks(locks)).toEqual(new Set([presence.lockName]));
     leave();
