@@ -65,6 +65,14 @@ function subscribe(parent: AbortSignal, onAbort: (reason: unknown) => void): () 
  */
 export function linkSignals(...parents: readonly (AbortSignal | undefined)[]): LinkedSignal {
   const controller = new AbortController();
+  // Most links have no parent that can abort (a direct call's clock): nothing to subscribe to.
+  if (parents.every((parent) => parent === undefined || parent === NEVER_ABORTED)) {
+    return {
+      signal: controller.signal,
+      abort: (reason) => controller.abort(reason),
+      dispose: () => undefined,
+    };
+  }
   const linked = parents.filter(
     (parent): parent is AbortSignal => parent !== undefined && parent !== NEVER_ABORTED,
   );

@@ -90,7 +90,6 @@ async function callOnce(
   // The key server requests are routed by: unique to this call in flight (a call id alone is
   // not: two threads may both have a call `call_1` running).
   const callKey = `${context.callId}#${++callsStarted}`;
-  scope.activeCalls.set(callKey, interruptForPushed(scope, context, timer, plan.storedAnswer));
   /** Set once the `tools/call` request is handed to the client: from then on it may arrive. */
   let dispatched = false;
   const follow: TaskFollowScope = {
@@ -125,13 +124,22 @@ async function callOnce(
     const result = await scope.connection.use(
       context.runContext,
       async (client: Client) => {
-        // Server requests on this session's shared stream (legacy SSE) are this call's: the
-        // session carries no other call while this one runs (`exclusive` below).
-        const detach = scope.router.attach(client, callKey);
+        era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+        // 2025 era only (2026-07-28 has no server-to-client requests): a server may push
+        // requests (`elicitation/create`) while this call runs; they are routed to it. Those on
+        // this session's shared stream (legacy SSE) are this call's: the session carries no
+        // other call while this one runs (`exclusive` below).
+        let detach: (() => void) | undefined;
+        if (era === 'legacy') {
+          scope.activeCalls.set(
+            callKey,
+            interruptForPushed(scope, context, timer, plan.storedAnswer),
+          );
+          detach = scope.router.attach(client, callKey);
+        }
         // 2026-07-28 over HTTP: `x-mcp-header` arguments also go as `Mcp-Param-*` headers (the
         // SDK mirrors only in its `callTool`, and never in browsers). Other transports and the
         // 2025 era ignore or need none.
-        era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
         const headers = era === 'modern' ? mcpParamHeaders(tool.inputSchema, args) : {};
         // 2025-11-25: a task is asked for (`params.task`) when both the server and the tool
         // support it; a 2026-07-28 server decides by itself (we declare the extension).
@@ -175,7 +183,7 @@ async function callOnce(
             },
           );
         } finally {
-          detach();
+          detach?.();
         }
       },
       { signal: timer.signal, exclusive: true },

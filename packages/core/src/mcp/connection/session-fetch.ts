@@ -1,13 +1,13 @@
 import { linkSignals } from '../../internal/linked-signal.ts';
 import { hostOf, isBrowserOffline, throwIfOffline } from '../../internal/offline.ts';
-import { CALL_ID_META_KEY } from '../elicitation-router.ts';
 import { isEventStream, unsettled, watchAnswerBody } from './answer-body.ts';
+import { mayBeHandshake, requestIdOf, rpcRequestOf, type RpcRequest } from './rpc-body.ts';
 import {
   watchResponseStart,
   type McpRequestWaiting,
   type RequestWaitingWatch,
 } from './request-waiting.ts';
-import { REQUEST_SIGNAL_HEADER, type RequestSignals } from './session-transport.ts';
+import type { RequestSignals } from './session-transport.ts';
 import { StandaloneStreamGate } from './standalone-stream-gate.ts';
 import type { TabStreamLead } from './tab-stream-lead.ts';
 import { scanServerRequests, type JsonRpcId } from './scan-server-requests.ts';
@@ -57,8 +57,8 @@ export interface SessionFetchOptions {
    */
   requestWaiting?: RequestWaitingWatch | undefined;
   /**
-   * Streamable HTTP through a `SessionTransport`: the signals of its requests, found by the tag
-   * in their {@link REQUEST_SIGNAL_HEADER} (removed here).
+   * Streamable HTTP through a `SessionTransport`: the signals of its requests, found by the
+   * JSON-RPC id of the request a POST carries.
    */
   requestSignals?: RequestSignals | undefined;
   /** Streamable HTTP only: notes handshake answers into this record. */
@@ -111,7 +111,7 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
 
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     if (!reachesServer(input, options)) {
-      return (options.authFetch ?? options.baseFetch)(input, withoutRequestTag(init));
+      return (options.authFetch ?? options.baseFetch)(input, init);
     }
     // Offline, a request cannot leave the browser: fail at once (nothing sent, safe to retry)
     // instead of waiting for a time limit.
@@ -121,15 +121,15 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     // (a copy per request costs every call); anything else is read into a new one.
     const given = init?.headers;
     const headers = given instanceof Headers ? given : new Headers(given);
-    const tag = requestSignals === undefined ? null : headers.get(REQUEST_SIGNAL_HEADER);
-    if (tag !== null) headers.delete(REQUEST_SIGNAL_HEADER);
     const method = (init?.method ?? 'GET').toUpperCase();
+    const requestId =
+      requestSignals !== undefined && method === 'POST' ? requestIdOf(init?.body) : undefined;
     // A GET with an event id resumes a request's answer (and is that request's); one without is
     // the standalone stream.
     const resumedEvent = method === 'GET' ? headers.get('last-event-id') : null;
     const requestSignal =
-      tag !== null
-        ? requestSignals?.get(tag)
+      requestId !== undefined
+        ? requestSignals?.get(requestId)
         : resumedEvent !== null
           ? requestSignals?.forEvent(resumedEvent)
           : undefined;
@@ -171,19 +171,20 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     // cancelled). A signal seen for the first time (2026-07-28: the SDK's per-request signal)
     // carries that one listener only, and goes to the network as it is. A 2026-07-28 request
     // through a `SessionTransport` comes with the transport's shared signal and its own apart:
-    // both are linked, and the link is released the same way.
+    // its own, made by the transport, closes with the transport and goes out alone; one the SDK
+    // made (`subscriptions/listen`) is linked to the shared one, released the same way.
     const outer = init?.signal ?? undefined;
     const shared = outer !== undefined && seenSignals.has(outer);
     if (outer !== undefined) seenSignals.add(outer);
     // Cancelled, not closed: the caller has settled the request already (`SessionTransport`).
-    // Once it is, its tag and event ids are forgotten too: the SDK's send that would forget them
+    // Once it is, its signal and event ids are forgotten too: the SDK's send that would forget them
     // never returns, and no GET resumes an abandoned answer.
     const abandoned =
       requestSignal === undefined
         ? undefined
         : (): boolean => {
             if (!requestSignal.aborted || outer?.aborted === true) return false;
-            if (tag !== null) requestSignals?.forget(tag);
+            if (requestId !== undefined) requestSignals?.forget(requestId);
             requestSignals?.forgetSignal(requestSignal);
             return true;
           };
@@ -192,9 +193,14 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       headersArrived?.();
       return unsettled();
     }
+    // A signal the transport made closes with the transport already: it goes out as it is.
+    const ownSignal =
+      requestSignal !== undefined && requestSignals?.closesWithTransport(requestSignal) === true;
     const link =
-      shared || requestSignal !== undefined ? linkSignals(outer, requestSignal) : undefined;
-    const signal = link === undefined ? outer : link.signal;
+      !ownSignal && (shared || requestSignal !== undefined)
+        ? linkSignals(outer, requestSignal)
+        : undefined;
+    const signal = ownSignal ? requestSignal : link === undefined ? outer : link.signal;
     const release =
       link === undefined
         ? settled
@@ -234,7 +240,7 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
       onServerRequest !== undefined && method === 'POST'
         ? serverRequestScan(answer, headers, requestOf, onServerRequest)
         : undefined;
-    return release === undefined && onChunk === undefined
+    return release === undefined && onChunk === undefined && abandoned === undefined
       ? answer
       : watchAnswerBody(answer, { release, abandoned, onChunk });
   };
@@ -266,17 +272,6 @@ function serverRequestScan(
   return scanServerRequests((serverRequestId) => onServerRequest(callKey, serverRequestId));
 }
 
-/**
- * `init` without the request tag of a `SessionTransport` (a request sent elsewhere than the MCP
- * endpoint, e.g. after a redirect): the tag never leaves this fetch.
- */
-function withoutRequestTag(init: RequestInit | undefined): RequestInit | undefined {
-  if (!(init?.headers instanceof Headers) || !init.headers.has(REQUEST_SIGNAL_HEADER)) return init;
-  const headers = new Headers(init.headers);
-  headers.delete(REQUEST_SIGNAL_HEADER);
-  return { ...init, headers };
-}
-
 /** False for a request the SDK's OAuth code makes elsewhere than the MCP endpoint. */
 function reachesServer(input: RequestInfo | URL, options: SessionFetchOptions): boolean {
   const { serverUrl, serverOrigin } = options;
@@ -304,24 +299,6 @@ function isModernEra(headers: Headers): boolean {
   return version !== null && version >= FIRST_MODERN_PROTOCOL_VERSION;
 }
 
-/** What {@link rpcRequestOf} reads from a POST body. */
-interface RpcRequest {
-  method?: string;
-  id?: JsonRpcId;
-  uri?: string;
-  callKey?: string;
-}
-
-/**
- * False when a POST body cannot be an `initialize` or `server/discover` request: a substring
- * test, so that only bodies that may be one are parsed.
- */
-function mayBeHandshake(body: unknown): boolean {
-  return (
-    typeof body === 'string' && (body.includes('initialize') || body.includes('server/discover'))
-  );
-}
-
 /**
  * The waiting notice of a POSTed request: undefined for a message nobody waits on (a
  * notification, a response) and for a background stream (2026-07-28 `subscriptions/listen`).
@@ -336,31 +313,6 @@ function waitingRequestOf(
     method: request.method,
     ...(request.callKey === undefined ? {} : { callId: callIdOf(request.callKey) }),
     host: hostOf(input instanceof Request ? input.url : input),
-  };
-}
-
-/**
- * Method, id and `params.uri` of the JSON-RPC message in a POST body the SDK wrote (a JSON
- * string).
- */
-function rpcRequestOf(body: unknown): RpcRequest | undefined {
-  if (typeof body !== 'string') return undefined;
-  let message: unknown;
-  try {
-    message = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
-  const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
-  const uri = (params as { uri?: unknown } | null | undefined)?.uri;
-  const meta = (params as { _meta?: Record<string, unknown> } | null | undefined)?._meta;
-  const callKey = meta?.[CALL_ID_META_KEY];
-  return {
-    ...(typeof callKey === 'string' ? { callKey } : {}),
-    ...(typeof method === 'string' ? { method } : {}),
-    ...(typeof id === 'string' || typeof id === 'number' ? { id } : {}),
-    ...(typeof uri === 'string' ? { uri } : {}),
   };
 }
 

@@ -288,7 +288,7 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
       expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
       expect(proxied.filter((entry) => entry.rpcMethod === 'notifications/cancelled')).toEqual([]);
       // Nothing kept for the abandoned request.
-      for (let tag = 1; tag <= 10; tag += 1) expect(signals.get(String(tag))).toBeUndefined();
+      for (let id = 0; id <= 10; id += 1) expect(signals.get(id)).toBeUndefined();
       await expectSessionUnharmed({ client, transportErrors, clientErrors, lost });
     },
   );
@@ -312,6 +312,26 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
     await expectSessionUnharmed({ client, transportErrors, clientErrors, lost });
   });
 
+  it('closing the transport closes the stream of a call in flight, and sends no cancel', async () => {
+    const { client } = await connect();
+    const call = client.callTool(
+      { name: 'slow_count', arguments: { count: 50, delayMs: 50 } },
+      { onprogress: () => undefined },
+    );
+    const settled = call.then(
+      () => 'answered',
+      () => 'rejected',
+    );
+    await until(() => proxied.some((entry) => entry.rpcMethod === 'tools/call'));
+    await client.close();
+    expect(await settled).toBe('rejected');
+    await until(
+      () => proxied.find((entry) => entry.rpcMethod === 'tools/call')?.closedEarly === true,
+    );
+    await quiet();
+    expect(proxied.filter((entry) => entry.rpcMethod === 'notifications/cancelled')).toEqual([]);
+  });
+
   it('a call cancelled while its JSON answer arrives closes the request, with no error', async () => {
     const { client, signals, transportErrors, clientErrors, lost } = await connect();
     holdJsonAnswer = true;
@@ -330,7 +350,7 @@ describe('SessionTransport (2026-07-28 per-request streams)', () => {
     );
     await quiet();
     expect(proxied.filter((entry) => entry.method === 'GET')).toEqual([]);
-    for (let tag = 1; tag <= 10; tag += 1) expect(signals.get(String(tag))).toBeUndefined();
+    for (let id = 0; id <= 10; id += 1) expect(signals.get(id)).toBeUndefined();
     holdJsonAnswer = false;
     await expectSessionUnharmed({ client, transportErrors, clientErrors, lost });
   });

@@ -1,4 +1,7 @@
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  PROTOCOL_VERSION_META_KEY,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import type {
   JSONRPCMessage,
   StreamableHTTPClientTransportOptions,
@@ -9,45 +12,51 @@ import type { JsonRpcId } from './scan-server-requests.ts';
 type SendOptions = Parameters<StreamableHTTPClientTransport['send']>[1];
 
 /**
- * The header that carries a request's tag from {@link SessionTransport.send} to the session
- * fetch, which removes it before anything else sees the request (it never reaches the network).
- */
-export const REQUEST_SIGNAL_HEADER = 'x-switchboard-request-signal';
-
-/**
  * Once this many requests are waiting, the next request first forgets the ones the SDK aborted
  * (their streams end without a word: see {@link SessionTransport}). Doubles with what is left.
  */
 const FIRST_SWEEP_AT = 64;
 
+/** The first protocol revision whose requests are cancelled by closing their stream. */
+const FIRST_MODERN_PROTOCOL_VERSION = '2026-07-28';
+
 /**
- * The per-request signals of one session's requests in flight, by tag: how the session fetch
- * finds the signal of the request it is sending (see {@link SessionTransport}).
+ * The per-request signals of one session's requests in flight, by JSON-RPC id: how the session
+ * fetch finds the signal of the request it is sending (see {@link SessionTransport}).
  */
 export class RequestSignals {
-  #next = 0;
-  readonly #signals = new Map<string, AbortSignal>();
+  readonly #signals = new Map<JsonRpcId, AbortSignal>();
   /**
    * The last SSE event id seen on each request's answer (its resumption token) → the signal of
    * that request, or of each request that saw it when a server reused it across requests.
    */
   readonly #byEvent = new Map<string, AbortSignal | AbortSignal[]>();
+  /** Signals that abort when their transport closes (see {@link closesWithTransport}). */
+  readonly #closingWithTransport = new WeakSet<AbortSignal>();
 
-  /** Keeps `signal` and returns its tag, until {@link forget} is called with the tag. */
-  add(signal: AbortSignal): string {
-    this.#next += 1;
-    const tag = String(this.#next);
-    this.#signals.set(tag, signal);
-    return tag;
+  /**
+   * Keeps `signal` as that of request `id`, until {@link forget} is called with the id.
+   *
+   * @param closesWithTransport The signal aborts when the transport closes (the transport made
+   *   it): the session fetch then sends it to the network as it is, unlinked.
+   */
+  add(id: JsonRpcId, signal: AbortSignal, closesWithTransport = false): void {
+    this.#signals.set(id, signal);
+    if (closesWithTransport) this.#closingWithTransport.add(signal);
   }
 
-  get(tag: string): AbortSignal | undefined {
-    return this.#signals.get(tag);
+  /** True for a signal {@link add}ed as aborting when its transport closes. */
+  closesWithTransport(signal: AbortSignal): boolean {
+    return this.#closingWithTransport.has(signal);
+  }
+
+  get(id: JsonRpcId): AbortSignal | undefined {
+    return this.#signals.get(id);
   }
 
   /** Idempotent. */
-  forget(tag: string): void {
-    this.#signals.delete(tag);
+  forget(id: JsonRpcId): void {
+    this.#signals.delete(id);
   }
 
   /**
@@ -106,7 +115,7 @@ export interface SessionTransportHooks {
 }
 
 /**
- * The Streamable HTTP transport of one session: the SDK's, with two differences.
+ * The Streamable HTTP transport of one session: the SDK's, with these differences.
  *
  * **A lost answer fails its request at once.** When the SSE answer to a request ends or breaks
  * before the response arrived and will not be resumed, the SDK (2.4) only reports it through
@@ -119,19 +128,21 @@ export interface SessionTransportHooks {
  * loss: the transport notes responses as they pass (`onmessage`, set before the client
  * connects, which `Protocol.connect` calls first). Nothing reads or wraps the stream for this.
  *
- * **A request's own signal is never combined with the transport's.** On the 2026-07-28 era the
- * SDK gives each request a signal (`TransportSendOptions.requestSignal`, aborted to cancel the
- * request by closing its stream) and combines it with its one long-lived signal through
- * `AbortSignal.any`; Node keeps a dependant reference on the long-lived source per call — for
- * ever on Node 20 (measured: 20,000 calls → 20,000 references, about 70 bytes each), and on
- * Node 22 until the combined signal is collected, which undici's listener on it delays
- * indefinitely. Here the SDK is never handed a request signal, so it combines nothing; the
- * request is tagged through the public per-request `headers` option instead, and the session
- * fetch links the two signals itself (`linkSignals`, released when the answer is read) and,
- * when the request signal aborts, abandons the request: the network request or its stream is
- * closed (the server sees the cancellation) and the SDK's read of it is left unanswered, so the
- * SDK reports no error and opens no resumption GET, as it does for an abort it knows as its own
- * (the request was already settled by the caller).
+ * **A request's own signal is never combined with the transport's by the SDK.** Given a
+ * request signal (`TransportSendOptions.requestSignal`, aborted to cancel the request by closing
+ * its stream), the SDK combines it with its one long-lived signal through `AbortSignal.any`;
+ * Node keeps a dependant reference on the long-lived source per call — for ever on Node 20
+ * (measured: 20,000 calls → 20,000 references, about 70 bytes each), and on Node 22 until the
+ * combined signal is collected, which undici's listener on it delays indefinitely. Here the SDK
+ * is never handed a request signal, so it combines nothing; the session fetch finds the signal
+ * by the request's JSON-RPC id instead, read off the body the SDK wrote (the id is its last
+ * member: no parse, no header per request). A signal this transport made (below) already aborts when the transport closes and goes
+ * to the network as it is; any other is linked to the transport's by the session fetch
+ * (`linkSignals`, released when the answer is read). When the request signal aborts, the
+ * session fetch abandons the request: the network request or its stream is closed (the server
+ * sees the cancellation) and the SDK's read of it is left unanswered, so the SDK reports no
+ * error and opens no resumption GET, as it does for an abort it knows as its own (the request
+ * was already settled by the caller).
  *
  * **A resumed answer is cancelled the same way.** When a server that numbers its events (an
  * event store) ends or cuts an answer's stream before the response, the SDK resumes it with a
@@ -145,6 +156,17 @@ export interface SessionTransportHooks {
  * names none of them: its GET goes out unlinked, as the SDK's own would, since a cancel of one
  * must never close another's.
  *
+ * **A 2026-07-28 request's own signal is made here.** The transport reports
+ * `hasPerRequestStream: false`, so the SDK makes no signal per request (it would make one
+ * `AbortController` per request, which the session fetch then had to link to the transport's
+ * with another, two listeners and all, on every call) and cancels by sending
+ * `notifications/cancelled` instead. This transport gives each 2026-07-28 request (its `_meta`
+ * names the protocol version) one `AbortController` of its own, aborted when the SDK sends
+ * that notification for it — which is then not POSTed: on 2026-07-28 a closed stream is the
+ * cancellation, as the SDK's own transport does it — and when the transport closes. That signal
+ * goes to the network as it is. A request the SDK still hands a signal (`subscriptions/listen`)
+ * keeps it, and its `notifications/cancelled` is sent as the SDK meant.
+ *
  * A request sent with a `resumptionToken` by the caller goes to the SDK as it is: it travels on
  * a GET that sends no per-request headers and gives no end notice.
  */
@@ -154,6 +176,8 @@ export class SessionTransport extends StreamableHTTPClientTransport {
   readonly #waiting = new Map<JsonRpcId, AbortSignal | undefined>();
   /** The last SSE event id of each waiting request whose answer had one. */
   readonly #lastEvents = new Map<JsonRpcId, string>();
+  /** The signals this transport made for its 2026-07-28 requests in flight, by request id. */
+  readonly #own = new Map<JsonRpcId, AbortController>();
   #sweepAt = FIRST_SWEEP_AT;
 
   /**
@@ -168,6 +192,8 @@ export class SessionTransport extends StreamableHTTPClientTransport {
   ) {
     super(url, options);
     this.#hooks = hooks;
+    // The SDK's field is typed `true`; see the class comment for why it is not.
+    (this as { hasPerRequestStream: boolean }).hasPerRequestStream = false;
     // A response: its request has its answer, whatever its stream does next.
     this.onmessage = (message) => {
       if (!('method' in message) && 'id' in message && message.id !== undefined) {
@@ -179,11 +205,17 @@ export class SessionTransport extends StreamableHTTPClientTransport {
   override send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     // Only a request (method and id) has an answer to lose.
     if (!('method' in message) || !('id' in message) || options?.resumptionToken !== undefined) {
-      return super.send(message, options);
+      return this.#cancelOwn(message) ? Promise.resolve() : super.send(message, options);
     }
     const id = message.id;
     if (this.#waiting.size >= this.#sweepAt) this.#forgetAborted();
-    const { requestSignal, ...others } = options ?? {};
+    const { requestSignal: given, ...others } = options ?? {};
+    let requestSignal = given;
+    if (given === undefined && isModernRequest(message)) {
+      const own = new AbortController();
+      this.#own.set(id, own);
+      requestSignal = own.signal;
+    }
     this.#waiting.set(id, requestSignal);
     const theirs = others.onRequestStreamEnd;
     const onRequestStreamEnd = (): void => {
@@ -195,26 +227,27 @@ export class SessionTransport extends StreamableHTTPClientTransport {
       theirs?.();
     };
     const { requestSignals } = this.#hooks;
-    const tag = requestSignal === undefined ? undefined : requestSignals.add(requestSignal);
+    if (requestSignal !== undefined) requestSignals.add(id, requestSignal, requestSignal !== given);
     const sent = super.send(message, {
       ...others,
       onRequestStreamEnd,
-      ...(tag === undefined || requestSignal === undefined
+      ...(requestSignal === undefined
         ? {}
-        : {
-            headers: { ...others.headers, [REQUEST_SIGNAL_HEADER]: tag },
-            onresumptiontoken: this.#noteEvents(id, requestSignal, others.onresumptiontoken),
-          }),
+        : { onresumptiontoken: this.#noteEvents(id, requestSignal, others.onresumptiontoken) }),
     });
+    if (requestSignal === undefined) {
+      return sent.catch((error: unknown) => {
+        this.#settle(id);
+        throw error;
+      });
+    }
     // The POST failed: the SDK rejects the request itself. (An abandoned request's send never
-    // settles; the session fetch forgets its tag, and the sweep its entry.)
+    // settles; the session fetch forgets its signal, and the sweep its entry.)
     return sent.then(
-      () => {
-        if (tag !== undefined) requestSignals.forget(tag);
-      },
+      () => requestSignals.forget(id),
       (error: unknown) => {
         this.#settle(id);
-        if (tag !== undefined) requestSignals.forget(tag);
+        requestSignals.forget(id);
         throw error;
       },
     );
@@ -238,8 +271,36 @@ export class SessionTransport extends StreamableHTTPClientTransport {
     };
   }
 
+  /**
+   * Closes every request stream of this transport, as the SDK's `close` does for the requests it
+   * gave a signal: the transport's own signal aborts first (in the SDK's `close`, before its
+   * first `await`), so the session fetch sees a closed transport, not an abandoned request.
+   */
+  override close(): Promise<void> {
+    const closing = super.close();
+    for (const own of this.#own.values()) own.abort();
+    this.#own.clear();
+    return closing;
+  }
+
+  /**
+   * A `notifications/cancelled` for a 2026-07-28 request of this transport's own signal: aborts
+   * that signal (closing the request's stream, the revision's cancellation) and says so; the
+   * notification is then not sent. False for any other message.
+   */
+  #cancelOwn(message: JSONRPCMessage): boolean {
+    if (!('method' in message) || message.method !== 'notifications/cancelled') return false;
+    const requestId = (message.params as { requestId?: JsonRpcId } | undefined)?.requestId;
+    const own = requestId === undefined ? undefined : this.#own.get(requestId);
+    if (own === undefined || requestId === undefined) return false;
+    this.#own.delete(requestId);
+    own.abort();
+    return true;
+  }
+
   /** Request `id` is answered or given up: forgets it. True when it was still waiting. */
   #settle(id: JsonRpcId): boolean {
+    this.#own.delete(id);
     const eventId = this.#lastEvents.get(id);
     const signal = this.#waiting.get(id);
     if (eventId !== undefined) {
@@ -265,4 +326,11 @@ export class SessionTransport extends StreamableHTTPClientTransport {
     }
     this.#sweepAt = Math.max(FIRST_SWEEP_AT, this.#waiting.size * 2);
   }
+}
+
+/** True for a request of the 2026-07-28 era or later (the version its `_meta` names). */
+function isModernRequest(message: JSONRPCMessage): boolean {
+  const params = (message as { params?: { _meta?: Record<string, unknown> } }).params;
+  const version = params?._meta?.[PROTOCOL_VERSION_META_KEY];
+  return typeof version === 'string' && version >= FIRST_MODERN_PROTOCOL_VERSION;
 }
