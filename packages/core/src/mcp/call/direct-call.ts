@@ -10,6 +10,18 @@ import type { McpCallScope } from './call-scope.ts';
 /** Questions one direct call answers before it gives up on a server that keeps asking. */
 const MAX_INPUT_ROUNDS = 10;
 
+/** Direct call ids: unique per process by a counter, across processes by a random prefix. */
+const DIRECT_CALL_PREFIX = `direct-${crypto.randomUUID()}`;
+let directCalls = 0;
+
+const NO_PROGRESS: ToolContext['reportProgress'] = () => undefined;
+
+const directInterrupt: ToolContext['interrupt'] = (request, resumeState) => ({
+  kind: 'switchboard.interrupt',
+  request,
+  resumeState,
+});
+
 /** Options of a call made outside an agent run (see `McpServer.callTool`). */
 export interface DirectCallOptions {
   signal?: AbortSignal;
@@ -34,7 +46,7 @@ export async function callToolDirectly(
 ): Promise<ToolOutput> {
   // No signal: nothing can stop the call but its own clocks, so none to link to (see NEVER_ABORTED).
   const signal = options.signal ?? NEVER_ABORTED;
-  const callId = `direct-${crypto.randomUUID()}`;
+  const callId = `${DIRECT_CALL_PREFIX}-${++directCalls}`;
   const ask = async (request: InputRequest): Promise<Resolution> => {
     const answer =
       options.onInput === undefined
@@ -52,13 +64,9 @@ export async function callToolDirectly(
       runId: '',
       runContext: options.runContext,
       ...(resume === undefined ? {} : { resume }),
-      reportProgress: options.onProgress ?? (() => undefined),
-      requestInput: (request) => ask(request),
-      interrupt: (request, resumeState) => ({
-        kind: 'switchboard.interrupt',
-        request,
-        resumeState,
-      }),
+      reportProgress: options.onProgress ?? NO_PROGRESS,
+      requestInput: ask,
+      interrupt: directInterrupt,
     });
     if (!('kind' in result)) return result;
     resume = { resolution: await ask(result.request), resumeState: result.resumeState };

@@ -195,7 +195,7 @@ export function createSessionFetch(options: SessionFetchOptions): typeof fetch {
     }
     // A signal the transport made closes with the transport already: it goes out as it is.
     const ownSignal =
-      requestSignal !== undefined && requestSignals?.closesWithTransport(requestSignal) === true;
+      requestId !== undefined && requestSignals?.closesWithTransport(requestId) === true;
     const link =
       !ownSignal && (shared || requestSignal !== undefined)
         ? linkSignals(outer, requestSignal)

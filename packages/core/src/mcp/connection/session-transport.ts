@@ -31,8 +31,8 @@ export class RequestSignals {
    * that request, or of each request that saw it when a server reused it across requests.
    */
   readonly #byEvent = new Map<string, AbortSignal | AbortSignal[]>();
-  /** Signals that abort when their transport closes (see {@link closesWithTransport}). */
-  readonly #closingWithTransport = new WeakSet<AbortSignal>();
+  /** Requests whose signal aborts when their transport closes (see {@link closesWithTransport}). */
+  readonly #closingWithTransport = new Set<JsonRpcId>();
 
   /**
    * Keeps `signal` as that of request `id`, until {@link forget} is called with the id.
@@ -42,12 +42,12 @@ export class RequestSignals {
    */
   add(id: JsonRpcId, signal: AbortSignal, closesWithTransport = false): void {
     this.#signals.set(id, signal);
-    if (closesWithTransport) this.#closingWithTransport.add(signal);
+    if (closesWithTransport) this.#closingWithTransport.add(id);
   }
 
-  /** True for a signal {@link add}ed as aborting when its transport closes. */
-  closesWithTransport(signal: AbortSignal): boolean {
-    return this.#closingWithTransport.has(signal);
+  /** True for a request whose signal was {@link add}ed as aborting when its transport closes. */
+  closesWithTransport(id: JsonRpcId): boolean {
+    return this.#closingWithTransport.has(id);
   }
 
   get(id: JsonRpcId): AbortSignal | undefined {
@@ -57,6 +57,7 @@ export class RequestSignals {
   /** Idempotent. */
   forget(id: JsonRpcId): void {
     this.#signals.delete(id);
+    this.#closingWithTransport.delete(id);
   }
 
   /**
