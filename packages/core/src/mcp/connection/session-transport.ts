@@ -212,7 +212,7 @@ export class SessionTransport extends StreamableHTTPClientTransport {
     if (this.#waiting.size >= this.#sweepAt) this.#forgetAborted();
     const { requestSignal: given, ...others } = options ?? {};
     let requestSignal = given;
-    if (given === undefined && isModernRequest(message)) {
+    if (given === undefined && !isProbe(message.method, id) && isModernRequest(message)) {
       const own = new AbortController();
       this.#own.set(id, own);
       requestSignal = own.signal;
@@ -327,6 +327,16 @@ export class SessionTransport extends StreamableHTTPClientTransport {
     }
     this.#sweepAt = Math.max(FIRST_SWEEP_AT, this.#waiting.size * 2);
   }
+}
+
+/**
+ * True for the SDK's version probe: a `server/discover` with a string id (`Protocol`'s ids are
+ * numbers), sent while the SDK reads the transport's messages through handlers of its own, which
+ * bypass this transport's `onmessage`. Its answer never settles it here, so it gets no signal of
+ * the transport's own (one would be kept until the transport closes); the SDK never cancels it.
+ */
+function isProbe(method: string, id: JsonRpcId): boolean {
+  return method === 'server/discover' && typeof id === 'string';
 }
 
 /** True for a request of the 2026-07-28 era or later (the version its `_meta` names). */
