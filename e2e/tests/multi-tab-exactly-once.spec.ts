@@ -186,7 +186,9 @@ function failableRunWrites(): void {
 
 /**
  * Opens a second tab running `text` in the playground, with run writes that fail on demand,
- * and waits until its slow_count call reports progress.
+ * and waits until its slow_count call reports progress. A count (400 ms a step) whose writes a
+ * test makes fail must still be running once the following tab is open: 12 steps, not 6, which
+ * a loaded machine finished first.
  */
 async function runnerTab(page: Page, text: string) {
   const runner = await page.context().newPage();
@@ -234,7 +236,7 @@ async function expectRecovered(page: Page, options: { timeout?: number } = {}): 
 test('a run whose terminal write fails is recovered by the following tab once the runner lets go of its lock, and its call is not run again', async ({
   page,
 }) => {
-  const { runner, calls } = await runnerTab(page, 'count to 6 slowly');
+  const { runner, calls } = await runnerTab(page, 'count to 12 slowly');
   await followFrom(page);
 
   await failRunWrites(runner);
@@ -258,7 +260,7 @@ test('a run whose terminal write fails is recovered by the following tab once th
 test('the runner tab closing while its lock lingers over a row its failed terminal write left: recovered at once', async ({
   page,
 }) => {
-  const { runner, calls } = await runnerTab(page, 'count to 6 slowly');
+  const { runner, calls } = await runnerTab(page, 'count to 12 slowly');
   await followFrom(page);
   await failRunWrites(runner);
   // Lingering now (no run of its own, the lock kept for a next run): the close lets it go.
